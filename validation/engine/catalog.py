@@ -1,0 +1,88 @@
+"""The engine-argument catalog of one vLLM release (the data behind ``show_release``).
+
+A catalog is JSON (``validation/catalogs/X.Y.Z.json``), produced by the extractor from the release's
+wheel. This module only loads and queries it.
+
+Shape::
+
+    {"version": "0.31.0",
+     "source": {"wheel": "...", "sha256": "...", "commit": "<vllm git sha or null>"},
+     "parser": {"O_alias": "optimization_level" | "compilation_config" | null, ...},
+     "arguments": [{"flags": ["--tensor-parallel-size", "-tp"], "name": "tensor_parallel_size",
+                    "type": "int", "default": 1, "choices": null, "deprecated": false, "help": "...", ...}],
+     "config_classes": {"SpeculativeConfig": {"fields": {"method": {"type": "str", "choices": [...],
+                                                                    "default": null}, ...}}},
+     "errors": [{"message": "...", "class": "ValueError", "file": "vllm/config/vllm.py", "line": 1033}]}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .types import ArgSpec
+
+_ARGSPEC_FIELDS = {f.name for f in fields(ArgSpec)}
+
+
+def argspec_from_dict(data: dict[str, Any]) -> ArgSpec:
+    values = {k: v for k, v in data.items() if k in _ARGSPEC_FIELDS}
+    values["flags"] = tuple(values.get("flags") or ())
+    values["hidden_aliases"] = tuple(values.get("hidden_aliases") or ())
+    values["negative_flags"] = tuple(values.get("negative_flags") or ())
+    if values.get("choices") is not None:
+        values["choices"] = tuple(values["choices"])
+    return ArgSpec(**values)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    version: str
+    arguments: tuple[ArgSpec, ...]
+    config_classes: dict[str, Any] = field(default_factory=dict)
+    errors: tuple[dict[str, Any], ...] = ()
+    parser: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Catalog:
+        return cls(
+            version=data["version"],
+            arguments=tuple(argspec_from_dict(a) for a in data.get("arguments", ())),
+            config_classes=data.get("config_classes") or {},
+            errors=tuple(data.get("errors") or ()),
+            parser=data.get("parser") or {},
+            source=data.get("source") or {},
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Catalog:
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    @cached_property
+    def by_name(self) -> dict[str, ArgSpec]:
+        return {a.name: a for a in self.arguments}
+
+    @cached_property
+    def by_flag(self) -> dict[str, ArgSpec]:
+        """Every option string (long flags, short aliases, hidden aliases) to its argument."""
+        table: dict[str, ArgSpec] = {}
+        for arg in self.arguments:
+            for flag in (*arg.flags, *arg.hidden_aliases, *arg.negative_flags):
+                table[flag] = arg
+        return table
+
+    @cached_property
+    def defaults(self) -> dict[str, Any]:
+        """Defaults known before start-up; those vLLM resolves at start-up are left out."""
+        return {
+            a.name: a.default
+            for a in self.arguments
+            if not a.default_resolved_at_startup and a.name != "model"
+        }
+
+    def lookup(self, flag: str) -> ArgSpec | None:
+        return self.by_flag.get(flag)

@@ -1,0 +1,153 @@
+"""Value types shared by every part of the engine.
+
+Frozen dataclasses and plain dicts only, so that the engine can be benchmarked and tested without a
+database, and so that the Django apps can persist them as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["serving", "collection"]
+Severity = Literal["error", "warning", "info"]
+Category = Literal["vllm", "policy", "catalog"]
+
+KINDS: tuple[str, ...] = ("serving", "collection")
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+CATEGORIES: tuple[str, ...] = ("vllm", "policy", "catalog")
+
+# Argument value types, as the catalog and ``show_release`` name them.
+ARG_TYPES: tuple[str, ...] = ("bool", "int", "float", "str", "list", "json")
+
+
+class EngineError(ValueError):
+    """Base class of every error the engine raises on bad input."""
+
+
+class ParseError(EngineError):
+    """The input cannot be parsed. ``where`` names the token or line, ``detail`` says what is wrong."""
+
+    def __init__(self, detail: str, *, where: str | None = None, position: int | None = None):
+        self.detail = detail
+        self.where = where
+        self.position = position
+        super().__init__(f"{where}: {detail}" if where else detail)
+
+
+class RuleCompileError(EngineError):
+    """A rule (or a derived value) does not compile: a CEL syntax error or a bad field."""
+
+    def __init__(self, rule_id: str, field_name: str, detail: str):
+        self.rule_id = rule_id
+        self.field_name = field_name
+        self.detail = detail
+        super().__init__(f"rule {rule_id!r}, {field_name}: {detail}")
+
+
+class UnknownReleaseError(EngineError):
+    """The requested vLLM release is not known."""
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One ``vllm serve`` argument of one release, as the catalog records it.
+
+    ``type`` is one of ARG_TYPES. For ``list`` arguments ``item_type`` names the element type. For ``json``
+    arguments ``config_class`` names the config class whose fields the JSON object's keys must be.
+    ``negatable`` is true where argparse also registers ``--no-<flag>`` (BooleanOptionalAction);
+    ``negative_flags`` lists every option string that sets the value to False.
+    ``optional_value`` is true for ``nargs='?'`` flags, which may be given without a value (``const``).
+    """
+
+    name: str
+    flags: tuple[str, ...]
+    type: str = "str"
+    item_type: str | None = None
+    default: Any = None
+    default_resolved_at_startup: bool = False
+    choices: tuple[Any, ...] | None = None
+    bounds: dict[str, float] | None = None  # {"gt"|"ge"|"lt"|"le": number}
+    nullable: bool = False
+    negatable: bool = False
+    negative_flags: tuple[str, ...] = ()  # flags that set a bool to False: --no-x, --disable-x
+    optional_value: bool = False
+    const: Any = None
+    human_readable_int: bool = False
+    config_class: str | None = None
+    deprecated: bool = False
+    deprecation: str | None = None  # vLLM's own deprecation text, if any
+    hidden_aliases: tuple[str, ...] = ()
+    group: str | None = None
+    help: str = ""
+
+    @property
+    def long_flag(self) -> str:
+        return next((f for f in self.flags if f.startswith("--")), self.flags[0])
+
+    @property
+    def takes_value(self) -> bool:
+        return self.type != "bool"
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str
+    category: str
+    message: str
+    fields: tuple[str, ...] = ()
+    solutions: tuple[str, ...] = ()
+    source: str | None = None
+    example_fix: str | None = None
+    docs: str | None = None
+    waived: bool = False
+    fix: dict[str, Any] | None = None  # a mechanical fix: {"set": {...}, "unset": [...]}
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["fields"] = list(self.fields)
+        data["solutions"] = list(self.solutions)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        known = {f for f in cls.__dataclass_fields__}
+        values = {k: v for k, v in data.items() if k in known}
+        values["fields"] = tuple(values.get("fields") or ())
+        values["solutions"] = tuple(values.get("solutions") or ())
+        return cls(**values)
+
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The findings document of ../shared/DESIGN.md."""
+
+    vllm_version: str | None
+    ruleset: int | None
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+
+    @property
+    def valid(self) -> bool:
+        return not any(f.severity == "error" and not f.waived for f in self.findings)
+
+    @property
+    def state(self) -> str:
+        """valid | warning | invalid: the summary the dashboard and alerts use."""
+        active = [f for f in self.findings if not f.waived]
+        if any(f.severity == "error" for f in active):
+            return "invalid"
+        if any(f.severity == "warning" for f in active):
+            return "warning"
+        return "valid"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "vllm_version": self.vllm_version,
+            "ruleset": self.ruleset,
+            "findings": [f.as_dict() for f in self.findings],
+        }
