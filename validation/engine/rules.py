@@ -1,0 +1,406 @@
+"""Rules as data: load a rule pack, compile its CEL once, evaluate profile documents.
+
+A rule's ``when`` is a CEL expression over the profile document (see ``validation/rulepacks/README.md``);
+true means the rule fires. CEL is evaluated by the ``cel`` library (common-expression-language); nothing
+from a pack is ever run as Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import re
+
+import cel
+import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .catalog import Catalog
+from .types import CATEGORIES, KINDS, SEVERITIES, SEVERITY_ORDER, Finding, RuleCompileError, Verdict
+
+RULE_KEYS = {
+    "id",
+    "category",
+    "severity",
+    "message",
+    "when",
+    "versions",
+    "kinds",
+    "fields",
+    "solutions",
+    "example_fix",
+    "docs",
+    "source",
+    "error_class",
+    "fix",
+    "tags",
+    "enabled",
+    "needs",
+    "tips",
+    "title",
+}
+REQUIRED_RULE_KEYS = ("id", "category", "severity", "message", "when")
+PACK_KEYS = {"pack", "description", "defaults", "derived", "rules"}
+
+
+class PackError(RuleCompileError):
+    """The pack's structure is wrong (as opposed to a CEL syntax error)."""
+
+
+def load_pack(source: Path | str | Mapping[str, Any]) -> dict[str, Any]:
+    """Read a pack (a path, YAML text or an already-loaded mapping) and check its structure."""
+    if isinstance(source, Mapping):
+        data: Any = dict(source)
+    else:
+        text = source.read_text() if isinstance(source, Path) else source
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}" if mark else "pack"
+            raise PackError("<pack>", where, str(exc)) from exc
+    if not isinstance(data, dict):
+        raise PackError("<pack>", "top level", "a rule pack must be a mapping with a 'rules' list")
+    unknown = set(data) - PACK_KEYS
+    if unknown:
+        raise PackError("<pack>", "top level", f"unknown keys: {', '.join(sorted(unknown))}")
+    rules = data.get("rules") or []
+    if not isinstance(rules, list):
+        raise PackError("<pack>", "rules", "must be a list")
+    seen: set[str] = set()
+    for index, rule in enumerate(rules):
+        check_rule(rule, index=index)
+        if rule["id"] in seen:
+            raise PackError(rule["id"], "id", "duplicate rule id")
+        seen.add(rule["id"])
+    for index, derived in enumerate(data.get("derived") or []):
+        _check_derived(derived, index)
+    for index, block in enumerate(data.get("defaults") or []):
+        if not isinstance(block, dict) or not isinstance(block.get("values"), dict):
+            raise PackError("<pack>", f"defaults[{index}]", "needs 'versions' and a 'values' mapping")
+        _specifier("<pack>", f"defaults[{index}].versions", block.get("versions"))
+    return data
+
+
+def check_rule(rule: Any, *, index: int | None = None) -> None:
+    """Structural checks of one rule, each naming the rule and the field at fault."""
+    label = f"rules[{index}]" if index is not None else "<rule>"
+    if not isinstance(rule, dict):
+        raise PackError(label, "rule", "each rule must be a mapping")
+    rule_id = str(rule.get("id") or label)
+    for key in REQUIRED_RULE_KEYS:
+        if rule.get(key) in (None, ""):
+            raise PackError(rule_id, key, "is required")
+    unknown = set(rule) - RULE_KEYS
+    if unknown:
+        raise PackError(rule_id, "rule", f"unknown keys: {', '.join(sorted(unknown))}")
+    if rule["category"] not in CATEGORIES:
+        raise PackError(rule_id, "category", f"must be one of {', '.join(CATEGORIES)}")
+    if rule["severity"] not in SEVERITIES:
+        raise PackError(rule_id, "severity", f"must be one of {', '.join(SEVERITIES)}")
+    kinds = rule.get("kinds")
+    if kinds is not None and (not isinstance(kinds, list) or not set(kinds) <= set(KINDS)):
+        raise PackError(rule_id, "kinds", f"must be a list of {', '.join(KINDS)}")
+    for key in ("fields", "solutions", "tags", "needs", "tips"):
+        value = rule.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise PackError(rule_id, key, "must be a list of strings")
+    fix = rule.get("fix")
+    if fix is not None:
+        if not isinstance(fix, dict) or not set(fix) <= {"set", "unset"}:
+            raise PackError(rule_id, "fix", "must be a mapping with 'set' and/or 'unset'")
+    _specifier(rule_id, "versions", rule.get("versions"))
+
+
+def _check_derived(derived: Any, index: int) -> None:
+    if not isinstance(derived, dict) or not derived.get("name"):
+        raise PackError(f"derived[{index}]", "name", "is required")
+    variants = derived.get("variants")
+    if not isinstance(variants, list) or not variants:
+        raise PackError(derived["name"], "variants", "must be a non-empty list of {versions, expr}")
+    for i, variant in enumerate(variants):
+        if not isinstance(variant, dict) or not variant.get("expr"):
+            raise PackError(derived["name"], f"variants[{i}].expr", "is required")
+        _specifier(derived["name"], f"variants[{i}].versions", variant.get("versions"))
+
+
+def _specifier(owner: str, field_name: str, value: Any) -> SpecifierSet:
+    try:
+        return SpecifierSet(str(value or ""))
+    except InvalidSpecifier as exc:
+        raise PackError(owner, field_name, f"not a PEP 440 version specifier: {value!r}") from exc
+
+
+def compile_expression(owner: str, field_name: str, expr: str) -> cel.Program:
+    try:
+        return cel.compile(str(expr))
+    except (ValueError, RuntimeError, TypeError) as exc:
+        raise RuleCompileError(owner, field_name, _first_line_error(str(exc))) from exc
+
+
+def _first_line_error(text: str) -> str:
+    # cel reports "Failed to parse expression '...': ERROR: <input>:1:10: Syntax error: ...\n| ...\n| ..^"
+    return text.split("ERROR: ", 1)[-1].strip()
+
+
+_DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
+_EFFECTIVE_REF = re.compile(r"\beffective\s*(\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def referenced_effective_keys(expressions: Iterable[str]) -> frozenset[str] | None:
+    """The ``effective.<key>`` names the expressions read; None if one reads ``effective`` as a whole.
+
+    Converting a value into CEL costs about a microsecond a key, and a release has hundreds of defaults,
+    so the engine hands the rules only the defaults they can read.
+    """
+    keys: set[str] = set()
+    for expr in expressions:
+        for match in _EFFECTIVE_REF.finditer(expr):
+            if match.group(2) is None:
+                return None
+            keys.add(match.group(2))
+    return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    id: str
+    category: str
+    severity: str
+    message: str
+    program: cel.Program
+    specifier: SpecifierSet
+    kinds: frozenset[str]
+    fields: tuple[str, ...]
+    solutions: tuple[str, ...]
+    source: str | None
+    example_fix: str | None
+    docs: str | None
+    fix: dict[str, Any] | None
+    needs: tuple[str, ...]
+    when: str
+
+    @property
+    def uses_derived(self) -> bool:
+        return _DERIVED_REF.search(self.when) is not None
+
+    def finding(self, *, waived: bool) -> Finding:
+        return Finding(
+            rule=self.id,
+            severity=self.severity,
+            category=self.category,
+            message=self.message,
+            fields=self.fields,
+            solutions=self.solutions,
+            source=self.source,
+            example_fix=self.example_fix,
+            docs=self.docs,
+            waived=waived,
+            fix=self.fix,
+        )
+
+    def unverifiable(self, missing: str, *, waived: bool) -> Finding:
+        needed = next((n for n in self.needs if n.split(".")[-1] == missing), missing)
+        return Finding(
+            rule=self.id,
+            severity="info",
+            category=self.category,
+            message=f"could not verify: {self.message} (the profile does not give {needed})",
+            fields=self.fields,
+            source=self.source,
+            docs=self.docs,
+            waived=waived,
+        )
+
+
+@dataclass(frozen=True)
+class CompiledDerived:
+    name: str
+    variants: tuple[tuple[SpecifierSet, str], ...]  # (versions, CEL source), checked to compile
+
+    def expr_for(self, version: Version | None) -> str | None:
+        for specifier, expr in self.variants:
+            if version is not None and specifier.contains(version, prereleases=True):
+                return expr
+        return None
+
+
+def expand_derived(expr: str, definitions: Mapping[str, str]) -> str:
+    """Replace ``derived.NAME`` by the release's definition of NAME, in parentheses.
+
+    Derived values are macros: expanding them at compile time lets one CEL context serve a whole
+    profile (rebuilding a context costs tens of microseconds). A name with no definition for the
+    release stays as a read of the empty ``derived`` map, so the rule reports "could not verify".
+    """
+    return _DERIVED_REF.sub(
+        lambda m: f"({definitions[m.group(1)]})" if m.group(1) in definitions else m.group(0), expr
+    )
+
+
+@dataclass
+class _ReleasePlan:
+    """What one release needs, computed once per (rule set, release, kind) and reused per profile."""
+
+    rules: tuple[CompiledRule, ...]
+    defaults: dict[str, Any]
+
+
+@dataclass
+class CompiledRuleSet:
+    version_id: int | None
+    rules: tuple[CompiledRule, ...]
+    derived: tuple[CompiledDerived, ...]
+    defaults: tuple[tuple[SpecifierSet, dict[str, Any]], ...]
+    _plans: dict[tuple[str, str, str | None], _ReleasePlan] = field(default_factory=dict, repr=False)
+
+    def rules_for(self, version: str, kind: str) -> tuple[CompiledRule, ...]:
+        return self._plan(version, kind, None).rules
+
+    def _plan(self, version: str, kind: str, catalog: Catalog | None) -> _ReleasePlan:
+        key = (version, kind, catalog.version if catalog else None)
+        plan = self._plans.get(key)
+        if plan is None:
+            parsed = _version(version)
+            definitions = self._derived_definitions(parsed)
+            rules = tuple(
+                self._for_release(r, definitions)
+                for r in self.rules
+                if kind in r.kinds and (parsed is None or r.specifier.contains(parsed, prereleases=True))
+            )
+            defaults: dict[str, Any] = {}
+            for specifier, values in self.defaults:
+                if parsed is not None and specifier.contains(parsed, prereleases=True):
+                    defaults.update(values)
+            if catalog is not None:
+                defaults.update(catalog.defaults)
+            wanted = referenced_effective_keys([r.when for r in rules])
+            if wanted is not None:
+                defaults = {k: v for k, v in defaults.items() if k in wanted}
+            plan = self._plans[key] = _ReleasePlan(rules, defaults)
+        return plan
+
+    def _derived_definitions(self, version: Version | None) -> dict[str, str]:
+        definitions: dict[str, str] = {}
+        for derived in self.derived:
+            expr = derived.expr_for(version)
+            if expr is not None:
+                definitions[derived.name] = expand_derived(expr, definitions)
+        return definitions
+
+    @staticmethod
+    def _for_release(rule: CompiledRule, definitions: Mapping[str, str]) -> CompiledRule:
+        if not rule.uses_derived:
+            return rule
+        when = expand_derived(rule.when, definitions)
+        return replace(rule, when=when, program=compile_expression(rule.id, "when", when))
+
+    def evaluate(
+        self,
+        doc: Mapping[str, Any],
+        *,
+        catalog: Catalog | None = None,
+        waived: Iterable[str] = (),
+    ) -> Verdict:
+        waived_ids = frozenset(waived)
+        version = str((doc.get("vllm") or {}).get("version") or "")
+        kind = str(doc.get("kind") or "serving")
+        plan = self._plan(version, kind, catalog)
+        cel_context = cel.Context(variables=build_context(doc, plan.defaults))
+        findings = [f for rule in plan.rules if (f := _run(rule, cel_context, waived_ids)) is not None]
+        findings.sort(key=lambda f: SEVERITY_ORDER[f.severity])
+        return Verdict(vllm_version=version or None, ruleset=self.version_id, findings=tuple(findings))
+
+
+def _run(rule: CompiledRule, cel_context: cel.Context, waived_ids: frozenset[str]) -> Finding | None:
+    try:
+        fired = rule.program.execute(cel_context)
+    except KeyError as exc:
+        return rule.unverifiable(str(exc.args[0]) if exc.args else "an input", waived=rule.id in waived_ids)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        return rule.unverifiable(f"a value of the right type ({exc})", waived=rule.id in waived_ids)
+    return rule.finding(waived=rule.id in waived_ids) if fired is True else None
+
+
+def _version(version: str) -> Version | None:
+    try:
+        return Version(version)
+    except InvalidVersion:
+        return None
+
+
+def build_context(doc: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The variables a rule sees. Unknown model and hardware facts stay absent (see the pack README)."""
+    version = str((doc.get("vllm") or {}).get("version") or "")
+    parsed = _version(version)
+    args = dict(doc.get("args") or {})
+    model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
+    hardware = {k: v for k, v in (doc.get("hardware") or {}).items() if v is not None}
+    effective = {k: v for k, v in defaults.items() if v is not None}
+    effective.update(args)
+    return {
+        "kind": doc.get("kind") or "serving",
+        "vllm": {
+            "version": version,
+            "major": parsed.major if parsed else 0,
+            "minor": parsed.minor if parsed else 0,
+            "patch": parsed.micro if parsed else 0,
+        },
+        "model": model,
+        "args": args,
+        "effective": effective,
+        "env": {str(k): str(v) for k, v in (doc.get("env") or {}).items()},
+        "hardware": hardware,
+        "derived": {},
+    }
+
+
+def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -> CompiledRuleSet:
+    """Compile every rule and derived value once; disabled rules are left out."""
+    rules = []
+    for raw in pack.get("rules") or []:
+        check_rule(raw)
+        if raw.get("enabled", True) is False:
+            continue
+        rules.append(
+            CompiledRule(
+                id=raw["id"],
+                category=raw["category"],
+                severity=raw["severity"],
+                message=str(raw["message"]).strip(),
+                program=compile_expression(raw["id"], "when", raw["when"]),
+                specifier=_specifier(raw["id"], "versions", raw.get("versions")),
+                kinds=frozenset(raw.get("kinds") or KINDS),
+                fields=tuple(raw.get("fields") or ()),
+                solutions=tuple(raw.get("solutions") or ()),
+                source=raw.get("source"),
+                example_fix=raw.get("example_fix"),
+                docs=raw.get("docs"),
+                fix=raw.get("fix"),
+                needs=tuple(raw.get("needs") or ()),
+                when=str(raw["when"]),
+            )
+        )
+    derived = []
+    for index, raw in enumerate(pack.get("derived") or []):
+        _check_derived(raw, index)
+        derived.append(
+            CompiledDerived(
+                name=raw["name"],
+                variants=tuple(
+                    (
+                        _specifier(raw["name"], f"variants[{i}].versions", v.get("versions")),
+                        compile_expression(raw["name"], f"variants[{i}].expr", v["expr"]).source,
+                    )
+                    for i, v in enumerate(raw["variants"])
+                ),
+            )
+        )
+    defaults = tuple(
+        (_specifier("<pack>", "defaults.versions", block.get("versions")), dict(block["values"]))
+        for block in pack.get("defaults") or []
+    )
+    return CompiledRuleSet(version_id=version_id, rules=tuple(rules), derived=tuple(derived), defaults=defaults)
