@@ -7,12 +7,11 @@ from a pack is ever run as Python.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import re
 
 import cel
 import yaml
@@ -110,9 +109,8 @@ def check_rule(rule: Any, *, index: int | None = None) -> None:
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise PackError(rule_id, key, "must be a list of strings")
     fix = rule.get("fix")
-    if fix is not None:
-        if not isinstance(fix, dict) or not set(fix) <= {"set", "unset"}:
-            raise PackError(rule_id, "fix", "must be a mapping with 'set' and/or 'unset'")
+    if fix is not None and (not isinstance(fix, dict) or not set(fix) <= {"set", "unset"}):
+        raise PackError(rule_id, "fix", "must be a mapping with 'set' and/or 'unset'")
     _specifier(rule_id, "versions", rule.get("versions"))
 
 
@@ -279,7 +277,9 @@ class CompiledRuleSet:
                 defaults.update(catalog.defaults)
             wanted = referenced_effective_keys([r.when for r in rules])
             if wanted is not None:
-                defaults = {k: v for k, v in defaults.items() if k in wanted}
+                # An argument the profile does not set and whose default is unknown (resolved at start-up,
+                # or no catalog) reads as null: "not set" is a known fact, not an unknown input.
+                defaults = {k: defaults.get(k) for k in wanted}
             plan = self._plans[key] = _ReleasePlan(rules, defaults)
         return plan
 
@@ -339,7 +339,7 @@ def build_context(doc: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[s
     args = dict(doc.get("args") or {})
     model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
     hardware = {k: v for k, v in (doc.get("hardware") or {}).items() if v is not None}
-    effective = {k: v for k, v in defaults.items() if v is not None}
+    effective = dict(defaults)
     effective.update(args)
     return {
         "kind": doc.get("kind") or "serving",
@@ -403,4 +403,6 @@ def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -
         (_specifier("<pack>", "defaults.versions", block.get("versions")), dict(block["values"]))
         for block in pack.get("defaults") or []
     )
-    return CompiledRuleSet(version_id=version_id, rules=tuple(rules), derived=tuple(derived), defaults=defaults)
+    return CompiledRuleSet(
+        version_id=version_id, rules=tuple(rules), derived=tuple(derived), defaults=defaults
+    )

@@ -1,0 +1,33 @@
+# Two commands on a fresh machine:  `make run` (the dashboard, a worker and beat) and `make test`.
+PY := .venv/bin/python
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vllm_profiles
+TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: run test lint bench venv services
+
+.venv/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+venv: .venv/.installed
+
+run: venv
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py bootstrap_admin
+	bash scripts/run.sh
+
+services:
+	bash scripts/services.sh
+
+lint: venv
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	$(PY) manage.py check
+
+test: venv services lint
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) .venv/bin/pytest
+
+bench: venv
+	$(PY) benchmarks/engine.py

@@ -1,0 +1,184 @@
+"""Shapes only: the services validate, parse and save."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from profiles.models import Profile, Team, TeamMembership
+from validation.models import VerdictChange
+
+
+class FindingSerializer(serializers.Serializer):
+    rule = serializers.CharField()
+    severity = serializers.ChoiceField(choices=["error", "warning", "info"])
+    category = serializers.ChoiceField(choices=["vllm", "policy", "catalog"])
+    message = serializers.CharField()
+    fields = serializers.ListField(child=serializers.CharField())
+    solutions = serializers.ListField(child=serializers.CharField())
+    source = serializers.CharField(allow_null=True)
+    example_fix = serializers.CharField(allow_null=True, required=False)
+    docs = serializers.CharField(allow_null=True, required=False)
+    waived = serializers.BooleanField(required=False)
+    fix = serializers.DictField(allow_null=True, required=False)
+
+
+class FindingsDocumentSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    vllm_version = serializers.CharField(allow_null=True)
+    ruleset = serializers.IntegerField(allow_null=True)
+    findings = FindingSerializer(many=True)
+
+
+class ProfileWriteSerializer(serializers.Serializer):
+    """Arguments as ``engine_args`` (+ ``env``), or one ``command`` (a `vllm serve` line), or ``config``."""
+
+    team = serializers.SlugField(required=False)
+    name = serializers.CharField(max_length=200, required=False)
+    kind = serializers.ChoiceField(choices=Profile.Kind.choices, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    model = serializers.CharField(max_length=300, required=False)
+    model_architecture = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    model_config = serializers.JSONField(required=False, allow_null=True)
+    vllm_version = serializers.CharField(required=False, allow_blank=True, max_length=32)
+    engine_args = serializers.DictField(required=False)
+    env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    hardware = serializers.DictField(required=False)
+    command = serializers.CharField(required=False, trim_whitespace=True)
+    config = serializers.CharField(required=False, trim_whitespace=False)
+    revision = serializers.IntegerField(required=False, help_text="The revision you edited (conflict check).")
+
+    def validate(self, attrs):
+        given = [k for k in ("command", "config", "engine_args") if attrs.get(k)]
+        if len(given) > 1:
+            raise serializers.ValidationError(
+                f"give only one of command, config or engine_args (got {given})"
+            )
+        return attrs
+
+
+class ProfileSerializer(serializers.ModelSerializer):
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    model = serializers.CharField(source="model_name", read_only=True)
+    vllm_version = serializers.SerializerMethodField()
+    effective_vllm_version = serializers.SerializerMethodField()
+    state = serializers.SerializerMethodField()
+    findings = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Profile
+        fields = [
+            "id",
+            "team",
+            "name",
+            "kind",
+            "owner",
+            "description",
+            "model",
+            "model_architecture",
+            "model_config",
+            "vllm_version",
+            "effective_vllm_version",
+            "engine_args",
+            "env",
+            "hardware",
+            "revision",
+            "state",
+            "findings",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+    def get_vllm_version(self, obj) -> str:
+        return obj.vllm_release.version if obj.vllm_release_id else ""
+
+    def get_effective_vllm_version(self, obj) -> str | None:
+        if obj.vllm_release_id:
+            return obj.vllm_release.version
+        fleet = self.context.get("fleet_release")
+        return fleet.version if fleet else None
+
+    def _verdict(self, obj):
+        return getattr(obj, "verdict", None)
+
+    def get_state(self, obj) -> str:
+        verdict = self._verdict(obj)
+        return verdict.state if verdict else "unverified"
+
+    def get_findings(self, obj) -> list[dict]:
+        verdict = self._verdict(obj)
+        return verdict.findings if verdict else []
+
+
+class ProfileListSerializer(ProfileSerializer):
+    error_count = serializers.IntegerField(source="verdict.error_count", read_only=True, default=0)
+
+    class Meta(ProfileSerializer.Meta):
+        fields = [f for f in ProfileSerializer.Meta.fields if f != "findings"] + ["error_count"]
+        read_only_fields = fields
+
+
+class VerdictChangeSerializer(serializers.ModelSerializer):
+    ruleset = serializers.IntegerField(source="ruleset.number", default=None, read_only=True)
+    release = serializers.CharField(source="release.version", default=None, read_only=True)
+    actor = serializers.CharField(source="actor.username", default=None, read_only=True)
+
+    class Meta:
+        model = VerdictChange
+        fields = [
+            "id",
+            "from_state",
+            "to_state",
+            "cause",
+            "cause_detail",
+            "ruleset",
+            "release",
+            "profile_revision",
+            "appeared",
+            "disappeared",
+            "actor",
+            "recheck",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class TeamSerializer(serializers.ModelSerializer):
+    members = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Team
+        fields = ["id", "slug", "name", "members", "created_at"]
+        read_only_fields = ["id", "members", "created_at"]
+        extra_kwargs = {"slug": {"validators": []}}
+
+    def get_members(self, obj) -> list[dict]:
+        return [
+            {"username": m.user.username, "role": m.role, "watch": m.watch}
+            for m in obj.memberships.select_related("user").order_by("user__username")
+        ]
+
+
+class TeamMemberSerializer(serializers.Serializer):
+    username = serializers.SlugRelatedField(slug_field="username", queryset=get_user_model().objects.all())
+    role = serializers.ChoiceField(choices=TeamMembership.Role.choices, default=TeamMembership.Role.MEMBER)
+    watch = serializers.BooleanField(default=False)
+
+
+class ImportSerializer(serializers.Serializer):
+    """A `vllm serve` command or a YAML/JSON config in, a profile out."""
+
+    team = serializers.SlugField()
+    name = serializers.CharField(max_length=200)
+    kind = serializers.ChoiceField(choices=Profile.Kind.choices)
+    vllm_version = serializers.CharField(required=False, allow_blank=True)
+    command = serializers.CharField(required=False)
+    config = serializers.CharField(required=False, trim_whitespace=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+    def validate(self, attrs):
+        if bool(attrs.get("command")) == bool(attrs.get("config")):
+            raise serializers.ValidationError("give exactly one of command or config")
+        return attrs

@@ -1,0 +1,199 @@
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from profiles import selectors, services
+from profiles.models import Profile, Team
+from validation import services as validation_services
+from validation.models import VerdictChange
+
+from .serializers import (
+    FindingsDocumentSerializer,
+    ImportSerializer,
+    ProfileListSerializer,
+    ProfileSerializer,
+    ProfileWriteSerializer,
+    TeamMemberSerializer,
+    TeamSerializer,
+    VerdictChangeSerializer,
+)
+
+
+class ProfileFilter(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=Profile.Kind.choices)
+    team = django_filters.CharFilter(field_name="team__slug")
+    state = django_filters.ChoiceFilter(
+        choices=[(s, s) for s in ("valid", "warning", "invalid", "unverified")], method="filter_state"
+    )
+    release = django_filters.CharFilter(method="filter_release", label="effective vLLM release")
+    owner = django_filters.CharFilter(field_name="owner__username")
+    search = django_filters.CharFilter(method="filter_search", label="text in name, model or description")
+
+    class Meta:
+        model = Profile
+        fields = ["kind", "team", "state", "release", "owner", "search"]
+
+    def filter_state(self, queryset, name, value):
+        if value == "unverified":
+            return queryset.filter(Q(verdict__isnull=True) | Q(verdict__state="unverified"))
+        return queryset.filter(verdict__state=value)
+
+    def filter_release(self, queryset, name, value):
+        fleet = validation_services.fleet_release()
+        if fleet.version == value:
+            return queryset.filter(Q(vllm_release__version=value) | Q(vllm_release__isnull=True))
+        return queryset.filter(vllm_release__version=value)
+
+    def filter_search(self, queryset, name, value):
+        return queryset.filter(
+            Q(name__icontains=value) | Q(model_name__icontains=value) | Q(description__icontains=value)
+        )
+
+
+class ProfileViewSet(viewsets.ModelViewSet):
+    """Profiles. Create and update validate first: error findings give 400 and nothing is saved."""
+
+    filterset_class = ProfileFilter
+    ordering_fields = ["name", "updated_at", "created_at", "kind"]
+    ordering = ["team__slug", "name"]
+
+    def get_queryset(self):
+        return selectors.profiles_visible_to(self.request.user)
+
+    def get_serializer_class(self):
+        if self.action in ("create", "update", "partial_update"):
+            return ProfileWriteSerializer
+        if self.action == "list":
+            return ProfileListSerializer
+        return ProfileSerializer
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        context["fleet_release"] = validation_services.fleet_release()
+        return context
+
+    def _output(self, profile, code=status.HTTP_200_OK):
+        profile = self.get_queryset().get(pk=profile.pk)
+        return Response(ProfileSerializer(profile, context=self.get_serializer_context()).data, status=code)
+
+    @extend_schema(
+        request=ProfileWriteSerializer, responses={201: ProfileSerializer, 400: FindingsDocumentSerializer}
+    )
+    def create(self, request, *args, **kwargs):
+        serializer = ProfileWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        team_slug = data.pop("team", None)
+        if not team_slug:
+            return Response({"team": ["a profile needs a team (its slug)"]}, status=400)
+        team = Team.objects.filter(slug=team_slug).first()
+        if team is None:
+            return Response({"team": [f"no team with slug {team_slug!r}"]}, status=400)
+        data.pop("revision", None)
+        profile, _ = services.profile_create(
+            actor=request.user, team=team, data=services.ProfileInput.from_mapping(data)
+        )
+        return self._output(profile, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=ProfileWriteSerializer, responses={200: ProfileSerializer, 400: FindingsDocumentSerializer}
+    )
+    def update(self, request, *args, **kwargs):
+        profile = self.get_object()
+        serializer = ProfileWriteSerializer(data=request.data, partial=kwargs.get("partial", False))
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        if "team" in data and data.pop("team") != profile.team.slug:
+            return Response({"team": ["a profile cannot move to another team"]}, status=400)
+        expected = data.pop("revision", None)
+        if not kwargs.get("partial"):
+            for key in ("engine_args", "env", "hardware", "description", "model_architecture"):
+                data.setdefault(key, {} if key in ("engine_args", "env", "hardware") else "")
+            if data.get("command") or data.get("config"):
+                data.pop("engine_args", None)
+        profile, _ = services.profile_update(
+            actor=request.user,
+            profile=profile,
+            data=services.ProfileInput.from_mapping(data),
+            expected_revision=expected,
+        )
+        return self._output(profile)
+
+    def perform_destroy(self, instance):
+        services.profile_delete(actor=self.request.user, profile=instance)
+
+    @extend_schema(responses=VerdictChangeSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def history(self, request, pk=None):
+        profile = self.get_object()
+        changes = VerdictChange.objects.filter(profile=profile).select_related("ruleset", "release", "actor")
+        page = self.paginate_queryset(changes)
+        serializer = VerdictChangeSerializer(page if page is not None else changes, many=True)
+        return self.get_paginated_response(serializer.data) if page is not None else Response(serializer.data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", enum=["command", "yaml", "json"], default="command")],
+        responses={(200, "text/plain"): str},
+    )
+    @action(detail=True, methods=["get"], url_path="export")
+    def export(self, request, pk=None):
+        profile = self.get_object()
+        fmt = request.query_params.get("format", "command")
+        text = services.profile_render(profile, fmt=fmt)
+        content_type = {"json": "application/json", "yaml": "application/yaml"}.get(fmt, "text/plain")
+        return HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
+
+    @extend_schema(
+        request=ImportSerializer, responses={201: ProfileSerializer, 400: FindingsDocumentSerializer}
+    )
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_(self, request):
+        serializer = ImportSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        team = get_object_or_404(Team, slug=data.pop("team"))
+        profile, _ = services.profile_create(
+            actor=request.user, team=team, data=services.ProfileInput.from_mapping(data)
+        )
+        return self._output(profile, status.HTTP_201_CREATED)
+
+
+class TeamViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
+):
+    """Teams. Staff create them; the creator becomes the team's admin."""
+
+    serializer_class = TeamSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return selectors.teams_visible_to(self.request.user).prefetch_related("memberships__user")
+
+    def perform_create(self, serializer):
+        serializer.instance = services.team_create(
+            actor=self.request.user,
+            slug=serializer.validated_data["slug"],
+            name=serializer.validated_data.get("name", ""),
+        )
+
+    @extend_schema(request=TeamMemberSerializer, responses=TeamSerializer)
+    @action(detail=True, methods=["post"])
+    def members(self, request, slug=None):
+        team = self.get_object()
+        serializer = TeamMemberSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.team_add_member(
+            actor=request.user,
+            team=team,
+            user=serializer.validated_data["username"],
+            role=serializer.validated_data["role"],
+            watch=serializer.validated_data["watch"],
+        )
+        return Response(TeamSerializer(team).data)

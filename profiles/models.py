@@ -1,0 +1,93 @@
+from django.conf import settings
+from django.db import models
+
+
+class Team(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="TeamMembership", related_name="teams", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class TeamMembership(models.Model):
+    class Role(models.TextChoices):
+        ADMIN = "admin", "admin"
+        MEMBER = "member", "member"
+        WATCHER = "watcher", "watcher (read and alerts)"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    watch = models.BooleanField(default=False, help_text="Receive alerts for every profile of the team.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["team", "user"], name="unique_team_member")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"
+
+
+class Profile(models.Model):
+    class Kind(models.TextChoices):
+        SERVING = "serving", "serving"
+        COLLECTION = "collection", "collection"
+
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="profiles")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_profiles"
+    )
+    description = models.TextField(blank=True)
+    model_name = models.CharField(max_length=300)
+    model_architecture = models.CharField(max_length=200, blank=True)
+    model_config = models.JSONField(null=True, blank=True, help_text="Fields of the model's config.json.")
+    vllm_release = models.ForeignKey(
+        "validation.VllmRelease",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="pinned_profiles",
+        help_text="Empty: follow the fleet's default release.",
+    )
+    engine_args = models.JSONField(default=dict, blank=True)
+    env = models.JSONField(default=dict, blank=True)
+    hardware = models.JSONField(default=dict, blank=True)
+    revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["team__slug", "name"]
+        constraints = [models.UniqueConstraint(fields=["team", "name"], name="unique_profile_name_per_team")]
+        indexes = [models.Index(fields=["kind"]), models.Index(fields=["updated_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.team.slug}/{self.name}"
+
+
+class ProfileRevision(models.Model):
+    """A snapshot of a profile after each saved edit: the history of edits and their diffs."""
+
+    profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    data = models.JSONField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["profile", "-revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["profile", "revision"], name="unique_profile_revision")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id} r{self.revision}"

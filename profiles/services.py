@@ -1,0 +1,354 @@
+"""Write-side business logic of profiles. The API, the forms and the CLI all call these.
+
+Every save validates first: a profile with an error finding is refused with the findings document and
+nothing is written; warnings are saved and returned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from validation import services as validation_services
+from validation.engine import parse as engine_parse
+from validation.engine import render as engine_render
+from validation.engine.lint import build_document
+from validation.engine.types import ParseError, Verdict
+from validation.models import VllmRelease
+from validation.services import DomainError
+
+from .models import Profile, ProfileRevision, Team, TeamMembership
+
+EDITOR_ROLES = (TeamMembership.Role.ADMIN, TeamMembership.Role.MEMBER)
+
+
+class ProfileInvalid(DomainError):
+    """The profile has error findings: the API answers 400 with the findings document."""
+
+    def __init__(self, verdict: Verdict):
+        self.verdict = verdict
+        errors = [f.message for f in verdict.findings if f.severity == "error" and not f.waived]
+        super().__init__("; ".join(errors) or "invalid profile", code="invalid_profile")
+
+
+class EditConflict(DomainError):
+    def __init__(self, current: int, expected: int):
+        self.current = current
+        super().__init__(
+            f"the profile was changed by someone else (revision {current}, you edited revision {expected}); "
+            "reload it and apply your change again",
+            field="revision",
+            code="conflict",
+        )
+
+
+@dataclass
+class ProfileInput:
+    """What a user gives for a profile, in any of the accepted shapes (arguments, command, or config)."""
+
+    kind: str | None = None
+    name: str | None = None
+    description: str | None = None
+    model: str | None = None
+    model_architecture: str | None = None
+    model_config: dict[str, Any] | None = None
+    vllm_version: str | None = None  # "" = follow the fleet default; None = unchanged
+    engine_args: dict[str, Any] | None = None
+    env: dict[str, Any] | None = None
+    hardware: dict[str, Any] | None = None
+    command: str | None = None
+    config: str | None = None
+    provided: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> ProfileInput:
+        known = {f for f in cls.__dataclass_fields__ if f != "provided"}
+        values = {k: v for k, v in data.items() if k in known}
+        return cls(**values, provided=set(values))
+
+
+def parse_arguments(
+    *,
+    release: VllmRelease,
+    command: str | None = None,
+    config: str | None = None,
+    engine_args: Mapping[str, Any] | None = None,
+    env: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """{"model": name | None, "args": {...}, "env": {...}} from one of command, config, engine_args."""
+    given = [n for n, v in (("command", command), ("config", config), ("engine_args", engine_args)) if v]
+    if len(given) > 1:
+        raise DomainError(f"give only one of command, config or engine_args (got {', '.join(given)})")
+    catalog = validation_services.catalog_for(release)
+    try:
+        if command:
+            parsed = engine_parse.parse_command(command, catalog=catalog)
+            field_name = "command"
+        elif config:
+            parsed = engine_parse.parse_any(config, catalog=catalog)
+            field_name = "config"
+        else:
+            args = {str(k).lstrip("-").replace("-", "_"): v for k, v in (engine_args or {}).items()}
+            model = args.pop("model", None)
+            return {"model": model, "args": args, "env": dict(env or {})}
+    except ParseError as exc:
+        raise DomainError(str(exc), field=field_name, code="parse_error") from exc
+    model = (parsed.get("model") or {}).get("name")
+    return {
+        "model": model,
+        "args": dict(parsed.get("args") or {}),
+        "env": {**(parsed.get("env") or {}), **(env or {})},
+    }
+
+
+def effective_release(profile: Profile) -> VllmRelease:
+    return profile.vllm_release or validation_services.fleet_release()
+
+
+def profile_document(profile: Profile, *, release: VllmRelease | None = None) -> dict[str, Any]:
+    release = release or effective_release(profile)
+    return build_document(
+        kind=profile.kind,
+        version=release.version,
+        model_name=profile.model_name,
+        args=profile.engine_args,
+        env=profile.env,
+        hardware=profile.hardware,
+        model_architecture=profile.model_architecture or None,
+        model_config=profile.model_config,
+    )
+
+
+def profile_render(profile: Profile, *, fmt: str) -> str:
+    """The profile as a `vllm serve` command, a vLLM --config YAML file, or JSON."""
+    import json
+
+    doc = profile_document(profile)
+    catalog = validation_services.catalog_for(effective_release(profile))
+    if fmt == "command":
+        return engine_render.render_command(doc, catalog=catalog)
+    if fmt == "yaml":
+        return engine_render.render_yaml(doc, catalog=catalog)
+    if fmt == "json":
+        return json.dumps(profile_snapshot(profile), indent=2, sort_keys=True)
+    raise DomainError(f"unknown format {fmt!r}; use command, yaml or json", field="format")
+
+
+def profile_snapshot(profile: Profile) -> dict[str, Any]:
+    """What a revision records: every field a user edits."""
+    return {
+        "team": profile.team.slug,
+        "name": profile.name,
+        "kind": profile.kind,
+        "description": profile.description,
+        "model": profile.model_name,
+        "model_architecture": profile.model_architecture,
+        "model_config": profile.model_config,
+        "vllm_version": profile.vllm_release.version if profile.vllm_release else "",
+        "engine_args": profile.engine_args,
+        "env": profile.env,
+        "hardware": profile.hardware,
+    }
+
+
+def user_can_edit(user, team: Team) -> bool:
+    if user.is_staff or user.is_superuser:
+        return True
+    return TeamMembership.objects.filter(team=team, user=user, role__in=EDITOR_ROLES).exists()
+
+
+def _apply_input(profile: Profile, data: ProfileInput) -> None:
+    """Copy the given fields onto an unsaved profile, parsing command/config with the target release."""
+    if "kind" in data.provided:
+        if data.kind not in Profile.Kind.values:
+            raise DomainError("kind must be 'serving' or 'collection'", field="kind")
+        profile.kind = data.kind
+    for attr, key in (("name", "name"), ("description", "description")):
+        if key in data.provided:
+            setattr(profile, attr, (getattr(data, key) or "").strip())
+    if "model_architecture" in data.provided:
+        profile.model_architecture = (data.model_architecture or "").strip()
+    if "model_config" in data.provided:
+        if data.model_config is not None and not isinstance(data.model_config, dict):
+            raise DomainError(
+                "model_config must be a JSON object (the model's config.json)", field="model_config"
+            )
+        profile.model_config = data.model_config or None
+    if "hardware" in data.provided:
+        profile.hardware = dict(data.hardware or {})
+    if "vllm_version" in data.provided:
+        version = (data.vllm_version or "").strip()
+        profile.vllm_release = validation_services.release_get(version) if version else None
+    if data.command or data.config or "engine_args" in data.provided:
+        parsed = parse_arguments(
+            release=effective_release(profile),
+            command=data.command,
+            config=data.config,
+            engine_args=data.engine_args if not (data.command or data.config) else None,
+            env=data.env if "env" in data.provided else None,
+        )
+        profile.engine_args = parsed["args"]
+        profile.env = {str(k): str(v) for k, v in parsed["env"].items()}
+        if parsed["model"]:
+            profile.model_name = str(parsed["model"])
+    elif "env" in data.provided:
+        profile.env = {str(k): str(v) for k, v in (data.env or {}).items()}
+    if "model" in data.provided and data.model:
+        profile.model_name = data.model.strip()
+    if not profile.name:
+        raise DomainError("a profile needs a name", field="name")
+    if not profile.model_name:
+        raise DomainError("a profile needs a model (the positional model of `vllm serve`)", field="model")
+    if not profile.kind:
+        raise DomainError("kind must be 'serving' or 'collection'", field="kind")
+
+
+def profile_check(profile: Profile, *, waived=()) -> tuple[Verdict, VllmRelease]:
+    release = effective_release(profile)
+    verdict = validation_services.document_validate(
+        profile_document(profile, release=release), release=release, waived=waived
+    )
+    return verdict, release
+
+
+def _active_waivers(profile: Profile) -> list[str]:
+    if profile.pk is None:
+        return []
+    from validation.selectors import waived_rule_ids
+
+    return waived_rule_ids(profile)
+
+
+def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, Verdict]:
+    if not user_can_edit(actor, team):
+        raise DomainError(
+            f"you may not create profiles in team {team.slug!r}", field="team", code="permission"
+        )
+    profile = Profile(team=team, owner=actor, revision=1)
+    _apply_input(profile, data)
+    verdict, release = profile_check(profile)
+    if not verdict.valid:
+        raise ProfileInvalid(verdict)
+    try:
+        with transaction.atomic():
+            profile.save()
+            ProfileRevision.objects.create(
+                profile=profile, revision=1, data=profile_snapshot(profile), author=actor
+            )
+            validation_services.verdict_record(
+                profile=profile,
+                verdict=verdict,
+                release=release,
+                ruleset_number=verdict.ruleset,
+                cause="created",
+                actor=actor,
+            )
+    except IntegrityError as exc:
+        raise DomainError(
+            f"team {team.slug!r} already has a profile named {profile.name!r}", field="name", code="unique"
+        ) from exc
+    return profile, verdict
+
+
+def profile_update(
+    *, actor, profile: Profile, data: ProfileInput, expected_revision: int | None = None
+) -> tuple[Profile, Verdict]:
+    if not user_can_edit(actor, profile.team):
+        raise DomainError(f"you may not edit profiles of team {profile.team.slug!r}", code="permission")
+    if expected_revision is not None and expected_revision != profile.revision:
+        raise EditConflict(profile.revision, expected_revision)
+    before = profile_snapshot(profile)
+    _apply_input(profile, data)
+    verdict, release = profile_check(profile, waived=_active_waivers(profile))
+    if not verdict.valid:
+        raise ProfileInvalid(verdict)
+    if profile_snapshot(profile) == before:
+        return profile, verdict
+    try:
+        with transaction.atomic():
+            # Optimistic lock: only one of two concurrent saves of the same revision wins.
+            seen = profile.revision
+            updated = Profile.objects.filter(pk=profile.pk, revision=seen).update(revision=F("revision") + 1)
+            if not updated:
+                current = Profile.objects.values_list("revision", flat=True).get(pk=profile.pk)
+                raise EditConflict(current, seen)
+            profile.revision = seen + 1
+            profile.save()
+            ProfileRevision.objects.create(
+                profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=actor
+            )
+            validation_services.verdict_record(
+                profile=profile,
+                verdict=verdict,
+                release=release,
+                ruleset_number=verdict.ruleset,
+                cause="edit",
+                cause_detail=f"revision {profile.revision}",
+                actor=actor,
+            )
+    except IntegrityError as exc:
+        raise DomainError(
+            f"team {profile.team.slug!r} already has a profile named {profile.name!r}",
+            field="name",
+            code="unique",
+        ) from exc
+    return profile, verdict
+
+
+def profile_delete(*, actor, profile: Profile) -> None:
+    if not user_can_edit(actor, profile.team):
+        raise DomainError(f"you may not delete profiles of team {profile.team.slug!r}", code="permission")
+    profile.delete()
+
+
+@transaction.atomic
+def team_create(*, actor, slug: str, name: str) -> Team:
+    if not actor.is_staff:
+        raise DomainError("only staff may create teams", code="permission")
+    if Team.objects.filter(slug=slug).exists():
+        raise DomainError(f"a team with slug {slug!r} exists already", field="slug", code="unique")
+    team = Team.objects.create(slug=slug, name=name or slug)
+    TeamMembership.objects.create(team=team, user=actor, role=TeamMembership.Role.ADMIN, watch=True)
+    return team
+
+
+def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.MEMBER, watch: bool = False):
+    if not (actor.is_staff or TeamMembership.objects.filter(team=team, user=actor, role="admin").exists()):
+        raise DomainError("only the team's admins may add members", code="permission")
+    membership, _ = TeamMembership.objects.update_or_create(
+        team=team, user=user, defaults={"role": role, "watch": watch}
+    )
+    return membership
+
+
+def profile_dry_run(*, data: ProfileInput) -> Verdict:
+    """Validate a profile without storing anything (POST /api/v1/validate/, `manage.py lint`)."""
+    profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0)
+    _apply_input(profile, data)
+    verdict, _ = profile_check(profile)
+    return verdict
+
+
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def input_shape(text: str) -> str:
+    """'command' for a `vllm serve` line, else 'config' (a vLLM --config YAML file, or JSON)."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith(("{", "[")):
+            return "config"
+        words = [w for w in stripped.split() if not _ENV_ASSIGNMENT.match(w)]
+        if not words:  # a line of env assignments followed by a continuation
+            continue
+        first = words[0]
+        is_command = first in ("vllm", "env", "python", "python3", "\\") or first.startswith("-")
+        return "command" if is_command else "config"
+    return "config"

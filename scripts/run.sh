@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The dashboard with its worker and beat, on whatever the environment says (embedded defaults otherwise).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+HOST=${HOST:-127.0.0.1}
+PORT=${PORT:-8000}
+mkdir -p var/log
+
+.venv/bin/celery -A config worker --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &
+WORKER=$!
+.venv/bin/celery -A config beat --loglevel=INFO >var/log/beat.log 2>&1 &
+BEAT=$!
+trap 'kill $WORKER $BEAT 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
+
+$PY manage.py collectstatic --noinput -v0
+echo
+echo "vLLM Profiles: http://$HOST:$PORT/   (API docs: http://$HOST:$PORT/api/docs/)"
+$PY manage.py bootstrap_admin --show
+echo "Worker and beat logs: var/log/worker.log, var/log/beat.log. Mail: ${EMAIL_URL:-var/mail/}. Ctrl-C stops all."
+echo
+.venv/bin/gunicorn config.wsgi --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" --access-logfile -

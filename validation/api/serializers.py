@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from validation.models import Recheck, Rule, RuleSet, VllmRelease
+
+
+class ValidateRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["serving", "collection"])
+    vllm_version = serializers.CharField(
+        required=False, allow_blank=True, help_text="Empty: the fleet default"
+    )
+    command = serializers.CharField(required=False, help_text="A `vllm serve` command line")
+    config = serializers.CharField(
+        required=False, trim_whitespace=False, help_text="vLLM --config YAML or JSON"
+    )
+    engine_args = serializers.DictField(required=False)
+    env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    model = serializers.CharField(required=False)
+    model_architecture = serializers.CharField(required=False, allow_blank=True)
+    model_config = serializers.JSONField(required=False, allow_null=True)
+    hardware = serializers.DictField(required=False)
+
+    def validate(self, attrs):
+        given = [k for k in ("command", "config", "engine_args") if k in attrs]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                {
+                    "non_field_errors": [
+                        f"give exactly one of command, config or engine_args (got {given or 'none'})"
+                    ]
+                }
+            )
+        return attrs
+
+
+class ReleaseSerializer(serializers.ModelSerializer):
+    has_catalog = serializers.SerializerMethodField()
+    is_fleet_default = serializers.SerializerMethodField()
+
+    class Meta:
+        model = VllmRelease
+        fields = ["version", "has_catalog", "catalog_sha256", "source", "imported_at", "is_fleet_default"]
+        read_only_fields = fields
+
+    def get_has_catalog(self, obj) -> bool:
+        return bool(obj.catalog_sha256)
+
+    def get_is_fleet_default(self, obj) -> bool:
+        fleet = self.context.get("fleet_release")
+        return bool(fleet and fleet.pk == obj.pk)
+
+
+class RuleSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="rule_id")
+
+    class Meta:
+        model = Rule
+        fields = [
+            "id",
+            "title",
+            "category",
+            "severity",
+            "message",
+            "when",
+            "versions",
+            "kinds",
+            "fields",
+            "needs",
+            "solutions",
+            "tips",
+            "tags",
+            "example_fix",
+            "docs",
+            "source",
+            "error_class",
+            "fix",
+            "enabled",
+        ]
+
+
+class RuleSetSerializer(serializers.ModelSerializer):
+    is_current = serializers.SerializerMethodField()
+    rule_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RuleSet
+        fields = ["id", "number", "status", "is_current", "notes", "rule_count", "created_at", "published_at"]
+        read_only_fields = fields
+
+    def get_is_current(self, obj) -> bool:
+        current = self.context.get("current_ruleset")
+        return bool(current and current.pk == obj.pk)
+
+    def get_rule_count(self, obj) -> int:
+        return getattr(obj, "rule_count", None) if hasattr(obj, "rule_count") else obj.rules.count()
+
+
+class RuleSetDetailSerializer(RuleSetSerializer):
+    rules = RuleSerializer(many=True, read_only=True)
+    derived = serializers.JSONField(read_only=True)
+
+    class Meta(RuleSetSerializer.Meta):
+        fields = RuleSetSerializer.Meta.fields + ["derived", "rules"]
+        read_only_fields = fields
+
+
+class FleetSerializer(serializers.Serializer):
+    vllm_version = serializers.CharField()
+
+
+class RecheckSerializer(serializers.ModelSerializer):
+    ruleset = serializers.IntegerField(source="ruleset.number", default=None, read_only=True)
+    release = serializers.CharField(source="release.version", default=None, read_only=True)
+
+    class Meta:
+        model = Recheck
+        fields = [
+            "id",
+            "cause",
+            "cause_detail",
+            "state",
+            "ruleset",
+            "release",
+            "total",
+            "done",
+            "newly_invalid",
+            "newly_valid",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields

@@ -1,0 +1,62 @@
+"""One entry point for validating a profile document: catalog checks, then the rule set."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .catalog import Catalog
+from .checks import check_catalog
+from .rules import CompiledRuleSet
+from .types import SEVERITY_ORDER, Finding, Verdict
+
+
+def build_document(
+    *,
+    kind: str,
+    version: str | None,
+    model_name: str | None,
+    args: Mapping[str, Any] | None = None,
+    env: Mapping[str, Any] | None = None,
+    hardware: Mapping[str, Any] | None = None,
+    model_architecture: str | None = None,
+    model_config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The canonical profile document of ../shared/DESIGN.md (without ``effective``, which rules derive)."""
+    model: dict[str, Any] = {"name": model_name}
+    if model_architecture:
+        model["architecture"] = model_architecture
+    if model_config:
+        model["config"] = dict(model_config)
+        archs = model_config.get("architectures")
+        if not model_architecture and isinstance(archs, list) and archs:
+            model["architecture"] = archs[0]
+    return {
+        "kind": kind,
+        "vllm": {"version": version},
+        "model": model,
+        "args": dict(args or {}),
+        "env": {str(k): str(v) for k, v in (env or {}).items()},
+        "hardware": dict(hardware or {}),
+    }
+
+
+def validate(
+    doc: Mapping[str, Any],
+    *,
+    ruleset: CompiledRuleSet,
+    catalog: Catalog | None = None,
+    history: Mapping[str, Catalog] | None = None,
+    waived: Iterable[str] = (),
+) -> Verdict:
+    """Every finding at once (vLLM itself stops at the first)."""
+    waived_ids = frozenset(waived)
+    verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids)
+    findings: list[Finding] = list(verdict.findings)
+    if catalog is not None:
+        for finding in check_catalog(doc.get("args") or {}, catalog, history=history):
+            if finding.rule in waived_ids:
+                finding = Finding(**{**finding.__dict__, "waived": True})
+            findings.append(finding)
+    findings.sort(key=lambda f: SEVERITY_ORDER[f.severity])
+    return Verdict(vllm_version=verdict.vllm_version, ruleset=verdict.ruleset, findings=tuple(findings))

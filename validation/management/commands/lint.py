@@ -1,0 +1,78 @@
+"""`manage.py lint`: validate a profile file the way the API does, for CI pipelines and GitOps.
+
+Exit codes: 0 no error finding, 1 error findings, 2 the input cannot be parsed or the version is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from profiles import services as profile_services
+from validation.services import DomainError, UnknownRelease
+
+
+class Command(BaseCommand):
+    help = "Validate a `vllm serve` command line, a vLLM --config YAML file or JSON against a vLLM release."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="the file to check, or - for standard input")
+        parser.add_argument("--vllm-version", default="", help="target release (default: the fleet's)")
+        parser.add_argument("--kind", choices=["serving", "collection"], default="serving")
+        parser.add_argument("--format", choices=["text", "json"], default="text")
+
+    def handle(self, *args, **options):
+        try:
+            if options["file"] == "-":
+                text = sys.stdin.read()
+            else:
+                with open(options["file"], encoding="utf-8") as handle:
+                    text = handle.read()
+        except OSError as exc:
+            self._fail(f"cannot read {options['file']}: {exc.strerror}")
+        fields = {"kind": options["kind"], "vllm_version": options["vllm_version"]}
+        fields[profile_services.input_shape(text)] = text
+        try:
+            verdict = profile_services.profile_dry_run(
+                data=profile_services.ProfileInput.from_mapping(fields)
+            )
+        except UnknownRelease as exc:
+            self._fail(exc.message)
+        except DomainError as exc:
+            where = f"{exc.field}: " if exc.field and exc.field not in ("command", "config") else ""
+            self._fail(f"{options['file']}: {where}{exc.message}")
+        document = verdict.as_dict()
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(document, indent=2))
+        else:
+            self.stdout.write(render_text(document))
+        if not verdict.valid:
+            sys.exit(1)
+
+    def _fail(self, message: str):
+        err = CommandError(message)
+        err.returncode = 2
+        raise err
+
+
+def render_text(document: dict) -> str:
+    findings = document["findings"]
+    errors = sum(1 for f in findings if f["severity"] == "error" and not f.get("waived"))
+    warnings = sum(1 for f in findings if f["severity"] == "warning" and not f.get("waived"))
+    verdict = "valid" if document["valid"] else "INVALID"
+    lines = [
+        f"vLLM {document['vllm_version']}, rule set {document['ruleset']}: {verdict} "
+        f"({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})"
+    ]
+    for f in findings:
+        waived = " (waived)" if f.get("waived") else ""
+        lines.append(f"{f['severity']:<8}[{f['category']}] {f['rule']}: {f['message']}{waived}")
+        if f.get("fields"):
+            lines.append(f"        fields: {', '.join(f['fields'])}")
+        for solution in f.get("solutions") or []:
+            lines.append(f"        fix: {solution}")
+        if f.get("source"):
+            lines.append(f"        source: {f['source']}")
+    return "\n".join(lines)

@@ -1,0 +1,251 @@
+from django.conf import settings
+from django.db import models
+
+
+class VllmRelease(models.Model):
+    """A vLLM release the product knows, with its engine-argument catalog (None until imported)."""
+
+    version = models.CharField(max_length=32, unique=True)
+    major = models.PositiveIntegerField(default=0)
+    minor = models.PositiveIntegerField(default=0)
+    patch = models.PositiveIntegerField(default=0)
+    catalog = models.JSONField(null=True, blank=True)
+    catalog_sha256 = models.CharField(max_length=64, blank=True)
+    source = models.JSONField(default=dict, blank=True, help_text="wheel, sha256, vLLM commit")
+    imported_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-major", "-minor", "-patch"]
+
+    def __str__(self) -> str:
+        return self.version
+
+
+class FleetSettings(models.Model):
+    """The organisation's default vLLM release (one row)."""
+
+    default_release = models.ForeignKey(VllmRelease, on_delete=models.PROTECT, related_name="+")
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "fleet settings"
+
+    def __str__(self) -> str:
+        return f"fleet default {self.default_release}"
+
+
+class RuleSet(models.Model):
+    """A version of the rules. Published versions are immutable; the newest published one is current."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft"
+        PUBLISHED = "published", "published"
+
+    number = models.PositiveIntegerField(unique=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    notes = models.TextField(blank=True)
+    derived = models.JSONField(default=list, blank=True, help_text="Named derived values (CEL) per release.")
+    defaults = models.JSONField(default=list, blank=True, help_text="Fallback argument defaults per release.")
+    based_on = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-number"]
+
+    def __str__(self) -> str:
+        return f"rule set {self.number} ({self.status})"
+
+
+class Rule(models.Model):
+    class Category(models.TextChoices):
+        VLLM = "vllm", "vllm"
+        POLICY = "policy", "policy"
+        CATALOG = "catalog", "catalog"
+
+    class Severity(models.TextChoices):
+        ERROR = "error", "error"
+        WARNING = "warning", "warning"
+        INFO = "info", "info"
+
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.CASCADE, related_name="rules")
+    position = models.PositiveIntegerField(default=0)
+    rule_id = models.SlugField(max_length=120)
+    title = models.CharField(max_length=200, blank=True)
+    category = models.CharField(max_length=10, choices=Category.choices)
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    message = models.TextField()
+    when = models.TextField(blank=True, help_text="CEL; empty until a person writes it (imported records).")
+    versions = models.CharField(max_length=200, blank=True, help_text="PEP 440 specifier; empty = all")
+    kinds = models.JSONField(default=list, blank=True)
+    fields = models.JSONField(default=list, blank=True)
+    needs = models.JSONField(default=list, blank=True)
+    solutions = models.JSONField(default=list, blank=True)
+    tips = models.JSONField(default=list, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    example_fix = models.TextField(blank=True)
+    docs = models.TextField(blank=True)
+    source = models.URLField(max_length=500, blank=True)
+    error_class = models.CharField(max_length=100, blank=True)
+    fix = models.JSONField(null=True, blank=True)
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["ruleset", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["ruleset", "rule_id"], name="unique_rule_per_ruleset")]
+
+    def __str__(self) -> str:
+        return self.rule_id
+
+
+class Verdict(models.Model):
+    """A profile's current findings, and what they were computed from."""
+
+    class State(models.TextChoices):
+        VALID = "valid", "valid"
+        WARNING = "warning", "warning"
+        INVALID = "invalid", "invalid"
+        UNVERIFIED = "unverified", "unverified"
+
+    profile = models.OneToOneField(
+        "profiles.Profile", on_delete=models.CASCADE, primary_key=True, related_name="verdict"
+    )
+    state = models.CharField(max_length=12, choices=State.choices, default=State.UNVERIFIED)
+    error_count = models.PositiveIntegerField(default=0)
+    warning_count = models.PositiveIntegerField(default=0)
+    findings = models.JSONField(default=list)
+    rule_ids = models.JSONField(default=list, help_text="Ids of the rules with an active finding.")
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.PROTECT, null=True, related_name="+")
+    release = models.ForeignKey(VllmRelease, on_delete=models.PROTECT, null=True, related_name="+")
+    release_catalog_sha256 = models.CharField(max_length=64, blank=True)
+    profile_revision = models.PositiveIntegerField(default=0)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["state"]), models.Index(fields=["ruleset", "release"])]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id}: {self.state}"
+
+
+class VerdictChange(models.Model):
+    """A change of a profile's state, with its cause: the profile's history."""
+
+    class Cause(models.TextChoices):
+        CREATED = "created", "created"
+        EDIT = "edit", "edit"
+        RULESET = "ruleset", "rule set published"
+        RELEASE = "release", "vLLM release changed"
+        WAIVER = "waiver", "waiver granted or expired"
+        SWEEP = "sweep", "periodic re-check"
+
+    profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="state_changes")
+    from_state = models.CharField(max_length=12, blank=True)
+    to_state = models.CharField(max_length=12)
+    cause = models.CharField(max_length=10, choices=Cause.choices)
+    cause_detail = models.CharField(max_length=200, blank=True)
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.SET_NULL, null=True, related_name="+")
+    release = models.ForeignKey(VllmRelease, on_delete=models.SET_NULL, null=True, related_name="+")
+    profile_revision = models.PositiveIntegerField(default=0)
+    appeared = models.JSONField(default=list)
+    disappeared = models.JSONField(default=list)
+    recheck = models.ForeignKey("Recheck", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["profile", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id}: {self.from_state or 'new'} -> {self.to_state} ({self.cause})"
+
+
+class Waiver(models.Model):
+    profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="waivers")
+    rule_id = models.SlugField(max_length=120)
+    reason = models.TextField()
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"waiver of {self.rule_id} for {self.profile_id}"
+
+
+class Recheck(models.Model):
+    class State(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    cause = models.CharField(max_length=10, choices=VerdictChange.Cause.choices)
+    cause_detail = models.CharField(max_length=200, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.SET_NULL, null=True, related_name="+")
+    release = models.ForeignKey(VllmRelease, on_delete=models.SET_NULL, null=True, related_name="+")
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    newly_invalid = models.PositiveIntegerField(default=0)
+    newly_valid = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"re-check {self.pk} ({self.cause} {self.cause_detail})"
+
+
+class Alert(models.Model):
+    """One newly-invalid profile for one recipient; sent once, in a digest."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "pending"
+        SENT = "sent", "sent"
+        FAILED = "failed", "failed"
+        SUPPRESSED = "suppressed", "suppressed (alerts off)"
+
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alerts")
+    profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="alerts")
+    change = models.ForeignKey(VerdictChange, on_delete=models.CASCADE, related_name="alerts")
+    recheck = models.ForeignKey(
+        Recheck, on_delete=models.SET_NULL, null=True, blank=True, related_name="alerts"
+    )
+    state = models.CharField(max_length=12, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["recipient", "change"], name="one_alert_per_change")]
+
+    def __str__(self) -> str:
+        return f"alert for {self.recipient_id} on {self.profile_id} ({self.state})"
+
+
+class AlertPreference(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="alert_pref")
+    email_alerts = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: e-mail alerts {'on' if self.email_alerts else 'off'}"

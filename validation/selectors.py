@@ -1,0 +1,25 @@
+"""Read-side queries of validation."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from .models import RuleSet, VllmRelease, Waiver
+
+
+def waived_rule_ids(profile) -> list[str]:
+    now = timezone.now()
+    return list(
+        Waiver.objects.filter(profile=profile, revoked_at__isnull=True, expires_at__gt=now).values_list(
+            "rule_id", flat=True
+        )
+    )
+
+
+def releases_ordered() -> QuerySet[VllmRelease]:
+    return VllmRelease.objects.defer("catalog").order_by("-major", "-minor", "-patch")
+
+
+def rulesets_ordered() -> QuerySet[RuleSet]:
+    return RuleSet.objects.order_by("-number")
