@@ -1,0 +1,162 @@
+"""The built-in rule pack against its case files (tests/engine/rulepack_cases/*.yaml).
+
+A case file is a list of ``{rule: <id or "acceptance">, cases: [...]}``. Each case is a profile document
+(``vllm``, ``kind``, ``model``, ``args``, ``env``, optional ``hardware``; ``command`` is informational) plus
+expectations:
+
+- ``fires``: rules that must give an error or warning finding (not "could not verify");
+- ``absent``: rules that must give no finding at all;
+- ``errors`` / ``warnings`` / ``unknown``: the exact set of rules giving error / warning / info findings;
+- ``messages``: texts that must appear among the findings' messages.
+
+The same files can feed the conformance harness that runs real vLLM releases.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from validation.engine.rules import compile_ruleset, load_pack
+from validation.engine.types import Verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+PACK = ROOT / "validation" / "rulepacks" / "builtin.yaml"
+CASES = Path(__file__).resolve().parent / "rulepack_cases"
+VLLM_SRC = Path("/work/vllm-src/src")
+RELEASES = (
+    "0.20.0 0.20.1 0.20.2 0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 "
+    "0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0 0.34.0"
+).split()
+
+
+@cache
+def pack() -> dict[str, Any]:
+    return load_pack(PACK)
+
+
+@cache
+def ruleset():
+    return compile_ruleset(pack(), version_id=1)
+
+
+def load_cases() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for path in sorted(CASES.glob("*.yaml")):
+        for group in yaml.safe_load(path.read_text()) or []:
+            for case in group["cases"]:
+                out.append((group["rule"], case))
+    return out
+
+
+ALL_CASES = load_cases()
+
+
+def evaluate(case: dict[str, Any]) -> Verdict:
+    doc = {
+        "kind": case.get("kind", "serving"),
+        "vllm": {"version": str(case["vllm"])},
+        "model": case.get("model") or {"name": "m"},
+        "args": case.get("args") or {},
+        "env": case.get("env") or {},
+        "hardware": case.get("hardware") or {},
+    }
+    return ruleset().evaluate(doc)
+
+
+def by_severity(verdict: Verdict, severity: str) -> set[str]:
+    return {f.rule for f in verdict.findings if f.severity == severity}
+
+
+@pytest.mark.parametrize(("rule", "case"), ALL_CASES, ids=[c["name"] for _, c in ALL_CASES])
+def test_case(rule: str, case: dict[str, Any]) -> None:
+    verdict = evaluate(case)
+    seen = {f.rule: f for f in verdict.findings}
+    report = [(f.rule, f.severity, f.message) for f in verdict.findings]
+    for rid in case.get("fires", ()):
+        assert rid in seen and seen[rid].severity in ("error", "warning"), report
+    for rid in case.get("absent", ()):
+        assert rid not in seen, report
+    for key, severity in (("errors", "error"), ("warnings", "warning"), ("unknown", "info")):
+        if key in case:
+            assert by_severity(verdict, severity) == set(case[key]), report
+    messages = {f.message for f in verdict.findings}
+    for text in case.get("messages", ()):
+        assert text in messages, report
+
+
+def test_every_rule_fails_and_passes_in_its_range() -> None:
+    covered: dict[str, dict[str, set[str]]] = {}
+    for _, case in ALL_CASES:
+        for rid in case.get("fires", ()):
+            covered.setdefault(rid, {"fires": set(), "passes": set()})["fires"].add(str(case["vllm"]))
+        for rid in case.get("absent", ()):
+            covered.setdefault(rid, {"fires": set(), "passes": set()})["passes"].add(str(case["vllm"]))
+    for rule in pack()["rules"]:
+        spec = SpecifierSet(rule.get("versions", ""))
+        got = covered.get(rule["id"], {"fires": set(), "passes": set()})
+        in_range = [v for v in RELEASES if Version(v) in spec]
+        for key in ("fires", "passes"):
+            inside = {v for v in got[key] if Version(v) in spec}
+            assert {in_range[0], in_range[-1]} <= inside, (rule["id"], key, sorted(inside))
+
+
+def test_pack_compiles_and_ids_are_unique() -> None:
+    ids = [r["id"] for r in pack()["rules"]]
+    assert len(ids) == len(set(ids))
+    assert len(ruleset().rules) == len(ids)
+    for rule in pack()["rules"]:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9.]+)*", rule["id"]), rule["id"]
+        assert rule.get("solutions"), rule["id"]
+        if rule["category"] == "vllm":
+            assert rule["source"].startswith("https://github.com/vllm-project/vllm/blob/"), rule["id"]
+            assert rule.get("error_class"), rule["id"]
+
+
+def test_rules_with_the_same_message_have_disjoint_ranges() -> None:
+    by_message: dict[str, list[SpecifierSet]] = {}
+    for rule in pack()["rules"]:
+        by_message.setdefault(rule["message"], []).append(SpecifierSet(rule.get("versions", "")))
+    for message, specs in by_message.items():
+        for release in RELEASES:
+            assert sum(Version(release) in s for s in specs) <= 1, (message, release)
+
+
+def _joined_source(release: str, path: str) -> str:
+    """The file's text with Python's implicit string concatenation joined (good enough for a search)."""
+    text = (VLLM_SRC / release / path).read_text()
+    return re.sub(r'"\s*\n\s*f?"', "", text)
+
+
+@pytest.mark.skipif(not VLLM_SRC.exists(), reason="vLLM release sources not available")
+@pytest.mark.parametrize(
+    "rule",
+    [r for r in yaml.safe_load(PACK.read_text())["rules"] if r["category"] == "vllm"],
+    ids=lambda r: r["id"],
+)
+def test_vllm_message_is_verbatim_in_exactly_its_releases(rule: dict[str, Any]) -> None:
+    """Each release in the rule's range has the message in the linked file; the neighbours do not."""
+    path = re.search(r"/blob/[0-9a-f]+/(\S+?)#L\d+$", rule["source"]).group(1)
+    spec = SpecifierSet(rule.get("versions", ""))
+    message = rule["message"]
+    # the message must end where vLLM's string ends (one message can be the prefix of a later one)
+    pattern = re.compile(re.escape(message) + "[\"']")
+    present = [
+        r for r in RELEASES if (VLLM_SRC / r / path).exists() and pattern.search(_joined_source(r, path))
+    ]
+    in_range = [r for r in RELEASES if Version(r) in spec]
+    assert set(in_range) <= set(present), sorted(set(in_range) - set(present))
+    first, last = RELEASES.index(in_range[0]), RELEASES.index(in_range[-1])
+    for neighbour in (first - 1, last + 1):
+        if 0 <= neighbour < len(RELEASES):
+            assert RELEASES[neighbour] not in present, RELEASES[neighbour]
+    commit = re.search(r"/blob/([0-9a-f]+)/", rule["source"]).group(1)
+    version_file = (VLLM_SRC / in_range[-1] / "vllm" / "_version.py").read_text()
+    assert f"'g{commit}'" in version_file, "source must link the newest release of the range"
