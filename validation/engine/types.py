@@ -80,6 +80,13 @@ class ArgSpec:
     hidden_aliases: tuple[str, ...] = ()
     group: str | None = None
     help: str = ""
+    # Added by the extractor (additive, all optional):
+    nargs: str | int | None = None  # argparse nargs as registered: "+", "?", or a fixed count
+    repeatable: bool = False  # action="append": the flag may be given several times, values accumulate
+    json_or_str: bool = False  # a JSON object when the value looks like {...}, a plain string otherwise
+    special_values: tuple[str, ...] = ()  # extra spellings accepted besides the type, e.g. "auto"/"-1"
+    suggestions: tuple[Any, ...] | None = None  # known values of a free-text argument (Literal | str)
+    origin: dict[str, Any] | None = None  # {"class", "field", "file", "line"} of the config field behind it
 
     @property
     def long_flag(self) -> str:

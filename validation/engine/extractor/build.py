@@ -1,0 +1,739 @@
+"""Assemble the catalog of one release: arguments, config classes, error messages, parser quirks, source."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from typing import Any
+
+from .interp import (
+    Builtin,
+    ClassVal,
+    EnumMember,
+    FieldSpec,
+    FuncVal,
+    Instance,
+    InterpError,
+    Interpreter,
+    LitT,
+    Opaque,
+    PrimType,
+    Special,
+)
+from .kwargs import (
+    NONE_T,
+    ORIGIN,
+    ActionRec,
+    Conv,
+    KwargsEngine,
+    Origin,
+    ParserRec,
+    SubparsersRec,
+    bounds_of,
+    detect_features,
+)
+from .source import SourceTree
+from .stdlib_stubs import ARGPARSE_SUPPRESS
+
+SCHEMA_VERSION = 1
+
+# None defaults that vLLM settles in create_engine_config / VllmConfig.__post_init__ (see ARGS-NOTES.md).
+STARTUP_RESOLVED = {
+    "max_num_batched_tokens",
+    "max_num_seqs",
+    "max_num_scheduled_tokens",
+    "enable_chunked_prefill",
+    "enable_prefix_caching",
+    "async_scheduling",
+    "disable_hybrid_kv_cache_manager",
+    "block_size",
+    "max_model_len",
+    "api_server_count",
+    "tokenizer",
+    "served_model_name",
+    "max_cudagraph_capture_size",
+    "cudagraph_capture_sizes",
+    "data_parallel_size_local",
+    "data_parallel_address",
+    "data_parallel_rpc_port",
+    "max_num_queued_tokens",
+    "max_num_queued_reqs",
+    "performance_mode",
+    "optimization_level",
+}
+_RESOLVE_PHRASES = re.compile(
+    r"if (?:not specified|unspecified|unset|none|not set|left unset)|will be (?:set|inferred|derived|determined|"
+    r"used)|automatically|is inferred|is derived|defaults? to .* if|resolved at|at startup|based on the",
+    re.I,
+)
+
+SERVE_MODULE = "vllm.entrypoints.cli.serve"
+ERROR_FILES = ("vllm/engine/arg_utils.py", "vllm/utils/argparse_utils.py")
+
+
+class PlatformStub:
+    """``current_platform`` as seen on a CUDA machine (the usual target of a serving profile)."""
+
+    def getattr_hook(self, attr):
+        if attr in ("device_type", "device_name", "dispatch_key"):
+            return "cuda"
+        if attr == "ray_device_key":
+            return "GPU"
+        if attr in ("is_cuda", "is_cuda_alike"):
+            return Builtin(attr, lambda i, a, k: True)
+        if attr.startswith("is_"):
+            return Builtin(attr, lambda i, a, k: False)
+        return Builtin(f"current_platform.{attr}", lambda i, a, k: Opaque(f"current_platform.{attr}()"))
+
+
+def _make_overrides(engine_ref: dict) -> dict:
+    def classify_arg(v):
+        return classify_conv(v)
+
+    def get_field(interp, args, kwargs):
+        cls, name = args[0], args[1]
+        if isinstance(cls, ClassVal):
+            f = cls.field(name)
+            if f is not None:
+                default, spec, env, factory = engine_ref["engine"].field_default(f)
+                return FieldSpec("dataclass", {"default": default})
+        return Opaque("get_field")
+
+    return {
+        "get_kwargs": Builtin("get_kwargs", lambda i, a, k: engine_ref["engine"].get_kwargs(a[0])),
+        "_compute_kwargs": Builtin("_compute_kwargs", lambda i, a, k: engine_ref["engine"].get_kwargs(a[0])),
+        "optional_type": Builtin("optional_type", lambda i, a, k: Conv("optional", inner=classify_arg(a[0]))),
+        "parse_type": Builtin("parse_type", lambda i, a, k: classify_arg(a[0])),
+        "union_dict_and_str": Conv("dict_or_str"),
+        "human_readable_int": Conv("hr_int"),
+        "human_readable_int_or_auto": Conv("hr_int_or_auto"),
+        "load_general_plugins": Builtin("load_general_plugins", lambda i, a, k: None),
+        "get_field": Builtin("get_field", get_field),
+        "current_platform": PlatformStub(),
+        "init_logger": Builtin("init_logger", lambda i, a, k: Opaque("logger")),
+    }
+
+
+def classify_conv(t) -> Conv | None:
+    if t is None:
+        return None
+    if isinstance(t, Conv):
+        return t
+    if isinstance(t, PrimType):
+        return Conv(t.name if t.name in ("int", "float", "str", "bool") else "str")
+    if isinstance(t, LitT):
+        first = t.values[0] if t.values else ""
+        return Conv({bool: "bool", int: "int", float: "float"}.get(type(first), "str"))
+    if isinstance(t, Builtin):
+        if t.name == "json.loads":
+            return Conv("json")
+        return Conv("custom", name=t.name)
+    if isinstance(t, ClassVal):
+        if t.is_dataclass:
+            return Conv("dataclass", cls=t)
+        return Conv("custom", name=t.name)
+    if isinstance(t, FuncVal):
+        ret = (t.return_annotation() or "").replace(" ", "")
+        if ret in ("int",):
+            return Conv("int", name=t.name)
+        if ret in ("float",):
+            return Conv("float", name=t.name)
+        if ret.startswith("dict") or ret.startswith("list["):
+            return Conv("json", name=t.name)
+        return Conv("custom", name=t.name)
+    return Conv("custom", name=repr(t))
+
+
+def to_json(v: Any) -> tuple[Any, bool]:
+    """(JSON value, known?) for a default or a choice."""
+    if v is None or isinstance(v, (bool, str)):
+        return v, True
+    if isinstance(v, int):
+        return v, True
+    if isinstance(v, float):
+        if math.isinf(v) or math.isnan(v):
+            return str(v), True
+        return v, True
+    if isinstance(v, (list, tuple)):
+        items = [to_json(x) for x in v]
+        return [x for x, _ in items], all(ok for _, ok in items)
+    if isinstance(v, (set, frozenset)):
+        items = [to_json(x) for x in v]
+        vals = [x for x, _ in items]
+        try:
+            vals = sorted(vals)
+        except TypeError:
+            vals = sorted(vals, key=repr)
+        return vals, all(ok for _, ok in items)
+    if isinstance(v, dict):
+        out = {}
+        ok = True
+        for k, x in v.items():
+            if not isinstance(k, (str, int, float, bool)):
+                continue
+            out[str(k)], known = to_json(x)
+            ok = ok and known
+        return out, ok
+    if isinstance(v, EnumMember):
+        val = v.value
+        if isinstance(val, (str, int, float, bool)):
+            return val, True
+        return v.name, True
+    if isinstance(v, Instance):
+        return {}, True
+    if isinstance(v, PrimType):
+        return v.name, True
+    if isinstance(v, ClassVal):
+        return v.name, True
+    return None, False
+
+
+def _first_paragraph(text: str, limit: int = 400) -> str:
+    para = text.strip().split("\n\n", 1)[0]
+    para = " ".join(para.split())
+    return para if len(para) <= limit else para[: limit - 3].rstrip() + "..."
+
+
+def _deprecation_sentences(text: str) -> str | None:
+    if not text or "deprecat" not in text.lower():
+        return None
+    flat = " ".join(text.split())
+    sentences = re.split(r"(?<=[.!])\s+", flat)
+    picked = [s for s in sentences if "deprecat" in s.lower() or re.search(r"\bremoved?\b", s, re.I)]
+    return " ".join(picked) if picked else flat
+
+
+class CatalogBuilder:
+    def __init__(self, tree: SourceTree, version: str | None = None):
+        self.tree = tree
+        self.version = version or tree.version()
+        self.engine_ref: dict = {}
+        self.interp = Interpreter(tree, overrides=_make_overrides(self.engine_ref))
+        self.features = detect_features(tree.get("vllm/engine/arg_utils.py"))
+        self.engine = KwargsEngine(self.interp, self.features)
+        self.engine_ref["engine"] = self.engine
+        argparse_src = tree.get("vllm/utils/argparse_utils.py") or ""
+        self.enable_disable = "EnableDisableAction" in argparse_src and re.search(
+            r"register\(\s*['\"]action['\"]\s*,\s*(?:argparse\.)?BooleanOptionalAction\s*,\s*EnableDisableAction",
+            argparse_src,
+        )
+        self.notes: list[str] = []
+
+    # -- the serve parser
+    def serve_parser(self) -> ParserRec:
+        mod = self.interp.load_module(SERVE_MODULE)
+        if mod is None:
+            raise FileNotFoundError("vllm/entrypoints/cli/serve.py not found")
+        root = ParserRec()
+        subparsers = SubparsersRec(root)
+        for name in list(mod.bindings):
+            val = mod.get(name) if mod.bindings[name][0] == "class" else None
+            if isinstance(val, ClassVal) and "subparser_init" in val.members():
+                if val.getattr("name") != "serve":
+                    continue
+                method = val.getattr("subparser_init")
+                inst = Instance(val)
+                try:
+                    self.interp.call(method, [inst, subparsers], {})
+                except (InterpError, RecursionError) as exc:
+                    self.notes.append(f"subparser_init failed: {exc}")
+                if "serve" in root.subparsers and root.subparsers["serve"].actions:
+                    return root.subparsers["serve"]
+        make = mod.get("make_arg_parser") if mod.has("make_arg_parser") else None
+        if make is None:
+            raise InterpError("cannot find make_arg_parser")
+        parser = ParserRec()
+        self.interp.call(make, [parser], {})
+        return parser
+
+    # -- one argument
+    def dataclass_defaults(self) -> dict[str, tuple[Any, bool]]:
+        """Field defaults of EngineArgs / AsyncEngineArgs / frontend args (for ``default=SUPPRESS``)."""
+        out: dict[str, tuple[Any, bool]] = {}
+        candidates = [("vllm.engine.arg_utils", "AsyncEngineArgs")]
+        for modname in (
+            "vllm.entrypoints.openai.cli_args",
+            "vllm.entrypoints.launchers.cli_args",
+            "vllm.entrypoints.common.cli_args",
+        ):
+            candidates.append((modname, "FrontendArgs"))
+        for modname, clsname in candidates:
+            cls = self.interp.find_class(modname, clsname) if self.tree.module_path(modname) else None
+            if cls is None:
+                continue
+            for f in cls.fields():
+                default, spec, env, factory = self.engine.field_default(f)
+                value, known = to_json(default)
+                out.setdefault(f.name, (value, known and not env))
+        return out
+
+    def arg_spec(self, rec: ActionRec, dc_defaults: dict) -> dict | None:
+        kw = rec.kwargs
+        flags = [s for s in rec.option_strings if isinstance(s, str) and s.startswith("-")]
+        if not flags:
+            return None  # positional (model_tag)
+        origin: Origin | None = kw.get(ORIGIN)
+        long_flags = [s for s in flags if s.startswith("--")]
+        dest = kw.get("dest")
+        if not isinstance(dest, str):
+            dest = (long_flags or flags)[0].lstrip("-").replace("-", "_")
+        action = kw.get("action")
+        action_kind = "store"
+        action_name = None
+        if isinstance(action, str):
+            action_kind = action
+        elif isinstance(action, Special) and action.name == "BooleanOptionalAction":
+            action_kind = "boolopt"
+        elif isinstance(action, ClassVal):
+            action_name = action.name
+            action_kind = "boolopt" if action.is_subclass_of_boolean_optional else "custom"
+        elif action is not None:
+            action_kind = "custom"
+        if action_kind in ("help", "version"):
+            return None
+        conv = classify_conv(kw.get("type"))
+        nullable = False
+        if conv is not None and conv.kind == "optional":
+            nullable = True
+            conv = classify_conv(conv.inner)
+        if origin is not None and NONE_T in origin.hints:
+            nullable = True
+        nargs = kw.get("nargs")
+        spec: dict[str, Any] = {"name": dest, "flags": flags}
+        item_type = None
+        json_or_str = False
+        config_class = None
+        hr = False
+        special: list[str] = []
+        base = conv.kind if conv is not None else "str"
+        if base in ("hr_int", "hr_int_or_auto"):
+            hr = True
+            if base == "hr_int_or_auto":
+                special = ["auto", "-1"]
+            base = "int"
+        if base in ("dataclass",):
+            config_class = conv.cls.name
+            base = "json"
+        elif base == "dict_or_str":
+            base = "json"
+            json_or_str = True
+        elif base not in ("int", "float", "bool", "str", "json"):
+            base = "str"
+        if (
+            origin is not None
+            and origin.dataclass_cls is not None
+            and config_class is None
+            and base == "json"
+        ):
+            config_class = origin.dataclass_cls.name
+        repeatable = False
+        if (
+            action_kind in ("store_true", "store_false", "boolopt", "store_const")
+            and action_kind != "store_const"
+        ):
+            typ = "bool"
+        elif action_kind in ("append", "extend"):
+            typ = "list"
+            item_type = base
+            repeatable = True
+        elif nargs in ("+", "*") or (isinstance(nargs, int) and not isinstance(nargs, bool)):
+            typ = "list"
+            item_type = base
+        else:
+            typ = base
+        # default
+        if "default" in kw:
+            default = kw["default"]
+        elif action_kind == "store_true":
+            default = False
+        elif action_kind == "store_false":
+            default = True
+        else:
+            default = None
+        resolved = False
+        suppressed = default == ARGPARSE_SUPPRESS
+        if suppressed:
+            value, known = dc_defaults.get(dest, (None, True))
+            default, resolved = value, not known
+        else:
+            default_json, known = to_json(default)
+            default, resolved = default_json, not known
+        if origin is not None:
+            if origin.env_default:
+                resolved = True
+            orig_json, _ = to_json(origin.default)
+            if default is None and orig_json is not None and "default" in kw:
+                resolved = True
+        help_text = kw.get("help")
+        help_text = help_text if isinstance(help_text, str) else ""
+        if help_text == ARGPARSE_SUPPRESS:
+            help_text = ""
+        if default is None and not resolved:
+            if dest in STARTUP_RESOLVED or (typ == "bool" and action_kind == "boolopt" and "default" in kw) or _RESOLVE_PHRASES.search(help_text or ""):
+                resolved = True
+        spec["type"] = typ
+        if item_type:
+            spec["item_type"] = item_type
+        spec["default"] = default
+        spec["default_resolved_at_startup"] = resolved
+        choices = kw.get("choices")
+        if isinstance(choices, (list, tuple, set)):
+            vals, _ = to_json([c for c in choices if not isinstance(c, Opaque)])
+            spec["choices"] = vals
+        else:
+            spec["choices"] = None
+        metavar = kw.get("metavar")
+        if isinstance(metavar, list):
+            vals, _ = to_json(metavar)
+            spec["suggestions"] = vals
+        bounds = bounds_of(origin.spec, None) if origin is not None else {}
+        if origin is not None:
+            hint = self.engine.field_hint(origin.field)
+            bounds.update(bounds_of(None, hint))
+        if bounds:
+            spec["bounds"] = bounds
+        spec["nullable"] = nullable
+        # negation
+        negative: list[str] = []
+        hidden: list[str] = []
+        if action_kind == "boolopt":
+            negated = [f"--no-{s[2:]}" for s in flags if s.startswith("--")]
+            inverses = []
+            if self.enable_disable:
+                for s in flags:
+                    for prefix, inverse in (("--enable-", "--disable-"), ("--disable-", "--enable-")):
+                        if s.startswith(prefix):
+                            inverses.append(inverse + s[len(prefix) :])
+            negative = inverses + negated
+            if inverses:
+                hidden = negated
+            spec["negatable"] = True
+        elif action_kind == "store_false":
+            negative = list(flags)
+            spec["negatable"] = False
+        else:
+            spec["negatable"] = False
+        spec["negative_flags"] = negative
+        spec["hidden_aliases"] = hidden
+        spec["optional_value"] = nargs == "?"
+        if nargs == "?":
+            const, _ = to_json(kw.get("const"))
+            spec["const"] = const
+        if isinstance(nargs, (str, int)) and not isinstance(nargs, bool):
+            spec["nargs"] = nargs
+        spec["human_readable_int"] = hr
+        if special:
+            spec["special_values"] = special
+        if json_or_str:
+            spec["json_or_str"] = True
+        if repeatable:
+            spec["repeatable"] = True
+        spec["config_class"] = config_class
+        # deprecation
+        deprecated = bool(kw.get("deprecated") is True)
+        text = None
+        if action_name and "deprecat" in action_name.lower():
+            deprecated = True
+        if origin is not None and origin.spec is not None and origin.spec.kwargs.get("deprecated"):
+            deprecated = True
+            dep = origin.spec.kwargs["deprecated"]
+            if isinstance(dep, str):
+                text = dep
+        help_dep = _deprecation_sentences(help_text)
+        if help_dep and re.search(
+            r"\bis deprecated\b|\[deprecated\]|deprecated[:;,.]|deprecated and", help_text, re.I
+        ):
+            deprecated = True
+            text = text or help_dep
+        spec["deprecated"] = deprecated
+        spec["deprecation"] = text
+        spec["group"] = rec.group if isinstance(rec.group, str) else None
+        spec["help"] = help_text.strip()
+        if origin is not None:
+            f = origin.field
+            spec["origin"] = {
+                "class": f.owner.name,
+                "field": f.name,
+                "file": f.owner.module.path,
+                "line": f.lineno,
+            }
+        return spec
+
+    def arguments(self) -> list[dict]:
+        parser = self.serve_parser()
+        dc_defaults = self.dataclass_defaults()
+        out = []
+        seen: set[str] = set()
+        for rec in parser.actions:
+            spec = self.arg_spec(rec, dc_defaults)
+            if spec is None:
+                continue
+            if spec["name"] in seen:
+                # argparse would have raised on conflicting option strings; same dest twice is allowed.
+                self.notes.append(f"dest {spec['name']} registered twice")
+            seen.add(spec["name"])
+            out.append(spec)
+        self.apply_deprecation_messages(out)
+        self.parser_rec = parser
+        return out
+
+    def apply_deprecation_messages(self, specs: list[dict]) -> None:
+        """Attach vLLM's module-level deprecation texts (``_X_DEPRECATION_MESSAGE = "--x is deprecated ..."``)."""
+        by_flag = {f: s for s in specs for f in s["flags"]}
+        texts: list[str] = []
+        for path in ("vllm/engine/arg_utils.py",):
+            src = self.tree.get(path)
+            if not src:
+                continue
+            for node in ast.parse(src).body:
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and "DEPRECAT" in t.id.upper() for t in node.targets
+                ):
+                    text = _render_message(node.value, {})
+                    if text:
+                        texts.append(text)
+        for text in texts:
+            for flag in re.findall(r"--[a-z0-9][a-z0-9-]*", text):
+                spec = by_flag.get(flag)
+                if (
+                    spec is not None
+                    and text.lower().find(flag + " is deprecated") >= 0
+                    or (spec is not None and f"({flag}) is deprecated" in text)
+                ):
+                    spec["deprecated"] = True
+                    spec["deprecation"] = " ".join(text.split())
+
+    # -- config classes
+    def config_classes(self, specs: list[dict]) -> dict:
+        wanted: list[ClassVal] = []
+        index: dict[str, ClassVal] = {}
+        for cls in self.engine_classes_by_name().values():
+            index[cls.name] = cls
+        for s in specs:
+            name = s.get("config_class")
+            if name and name in index and index[name] not in wanted:
+                wanted.append(index[name])
+        out: dict = {}
+        while wanted:
+            cls = wanted.pop(0)
+            if cls.name in out:
+                continue
+            entry = self.describe_class(cls)
+            out[cls.name] = entry
+            for fdesc in entry["fields"].values():
+                sub = fdesc.get("config_class")
+                if sub and sub not in out and sub in self._dc_seen:
+                    wanted.append(self._dc_seen[sub])
+        return out
+
+    def engine_classes_by_name(self) -> dict[str, ClassVal]:
+        self._dc_seen: dict[str, ClassVal] = {}
+        for key in list(self.engine._cache):
+            pass
+        # every dataclass that get_kwargs produced a dataclass type for
+        for kwargs in list(self.engine._cache.values()):
+            for kw in kwargs.values():
+                origin = kw.get(ORIGIN)
+                if origin is not None and origin.dataclass_cls is not None:
+                    self._dc_seen[origin.dataclass_cls.name] = origin.dataclass_cls
+        return dict(self._dc_seen)
+
+    def describe_class(self, cls: ClassVal) -> dict:
+        kwargs = self.engine.get_kwargs(cls)
+        fields: dict = {}
+        for name, kw in kwargs.items():
+            origin: Origin = kw[ORIGIN]
+            spec = origin.spec
+            if spec is not None and spec.kwargs.get("init") is False:
+                continue
+            if name.startswith("_"):
+                continue
+            rec = ActionRec([f"--{name.replace('_', '-')}"], kw, None, 0)
+            arg = self.arg_spec(rec, {})
+            if arg is None:
+                continue
+            entry = {
+                "type": arg["type"],
+                "default": arg["default"],
+                "choices": arg["choices"],
+                "nullable": arg["nullable"],
+            }
+            for key in ("item_type", "bounds", "suggestions", "special_values", "json_or_str"):
+                if arg.get(key):
+                    entry[key] = arg[key]
+            if arg["default_resolved_at_startup"]:
+                entry["default_resolved_at_startup"] = True
+            if origin.dataclass_cls is not None:
+                entry["config_class"] = origin.dataclass_cls.name
+                self._dc_seen.setdefault(origin.dataclass_cls.name, origin.dataclass_cls)
+            if arg["deprecated"]:
+                entry["deprecated"] = True
+                entry["deprecation"] = arg["deprecation"]
+            entry["help"] = _first_paragraph(arg["help"])
+            entry["line"] = origin.field.lineno
+            fields[name] = entry
+        return {
+            "module": cls.module.name,
+            "file": cls.module.path,
+            "line": cls.node.lineno,
+            "doc": _first_paragraph(cls.doc),
+            "fields": fields,
+        }
+
+    # -- errors
+    def error_files(self) -> list[str]:
+        files = list(ERROR_FILES)
+        files += [p for p in self.tree.listdir("vllm/config") if p.endswith(".py")]
+        for p in (
+            "vllm/entrypoints/openai/cli_args.py",
+            "vllm/entrypoints/launchers/cli_args.py",
+            "vllm/entrypoints/common/cli_args.py",
+        ):
+            if self.tree.get(p):
+                files.append(p)
+        return sorted(set(f for f in files if self.tree.get(f)))
+
+    def errors(self) -> list[dict]:
+        out = []
+        for path in self.error_files():
+            out.extend(scan_errors(path, self.tree.get(path) or ""))
+        return out
+
+    # -- parser quirks
+    def parser_quirks(self) -> dict:
+        src = self.tree.get("vllm/utils/argparse_utils.py") or ""
+        arg_utils = self.tree.get("vllm/engine/arg_utils.py") or ""
+        quirks: dict[str, Any] = {}
+        o_alias = None
+        m = re.search(
+            r'arg\.startswith\("-O"\).*?processed_args\s*\+?=\s*\[?\s*\n?\s*"(--[a-z-]+)"', src, re.S
+        )
+        if m:
+            o_alias = m.group(1)[2:].replace("-", "_")
+        quirks["O_alias"] = o_alias
+        if o_alias:
+            forms = ["-O<v>", "-O=<v>"]
+            m2 = re.search(r'arg == "-O"[^\n]*\n?.*?args\[i \+ 1\] in (\{[^}]*\})', src, re.S)
+            if m2:
+                forms.append("-O <v>")
+                quirks["O_separate_values"] = sorted(re.findall(r'"([^"]+)"', m2.group(1)))
+            elif 'arg == "-O"' in src:
+                forms.append("-O <v>")
+            quirks["O_forms"] = forms
+        quirks["underscore_to_dash"] = (
+            "name_part" if "(?<=--)[^\\.]*" in src else ("all" if 'replace("_", "-")' in src else False)
+        )
+        quirks["dotted_keys"] = bool(re.search(r'processed_arg\.split\("\."\)|\.split\("\."\)', src)) and (
+            "create_nested_dict" in src or "nested" in src
+        )
+        quirks["list_append_plus"] = 'endswith("+")' in src
+        quirks["dotted_value_parsing"] = (
+            ["json", "human_readable_int", "str"]
+            if "human_readable_int(value_str)" in src
+            else ["json", "str"]
+        )
+        quirks["json_human_readable_numbers"] = "_expand_json_human_readable_numbers" in arg_utils
+        quirks["model_flag_moved_to_positional"] = "--model" in src and "model_tag" in src
+        quirks["config_file"] = "_pull_args_from_config" in src
+        quirks["config_false_to_no_flag"] = "--no-{key}" in src
+        quirks["enable_disable_pairs"] = bool(self.enable_disable)
+        quirks["task_hint"] = "--task is not a vllm serve option" in src
+        quirks["allow_abbrev"] = "allow_abbrev=False" not in src
+        quirks["positional"] = "model_tag"
+        quirks["optional_none_choice"] = self.features.none_choice
+        quirks["deprecated_kwarg"] = "deprecated" in src
+        return quirks
+
+    def build(self) -> dict:
+        specs = self.arguments()
+        catalog = {
+            "schema": SCHEMA_VERSION,
+            "version": self.version,
+            "source": {
+                "wheel": self.tree.wheel,
+                "sha256": self.tree.sha256,
+                "commit": self.tree.commit(),
+            },
+            "parser": self.parser_quirks(),
+            "arguments": specs,
+            "config_classes": self.config_classes(specs),
+            "errors": self.errors(),
+        }
+        return catalog
+
+
+# --------------------------------------------------------------------------- error messages
+
+
+def _render_message(node, local_assigns: dict) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                parts.append("{" + ast.unparse(v.value) + "}")
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _render_message(node.left, local_assigns)
+        right = _render_message(node.right, local_assigns)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else "{" + ast.unparse(node.left) + "}") + (
+            right if right is not None else "{" + ast.unparse(node.right) + "}"
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _render_message(node.left, local_assigns)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _render_message(node.func.value, local_assigns)
+    if isinstance(node, ast.Name) and node.id in local_assigns:
+        return _render_message(local_assigns[node.id], {})
+    return None
+
+
+def scan_errors(path: str, src: str) -> list[dict]:
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    out: list[dict] = []
+
+    def visit(node, scope: list[str], assigns: dict):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                local = {}
+                if not isinstance(child, ast.ClassDef):
+                    for n in ast.walk(child):
+                        if (
+                            isinstance(n, ast.Assign)
+                            and len(n.targets) == 1
+                            and isinstance(n.targets[0], ast.Name)
+                        ):
+                            local[n.targets[0].id] = n.value
+                visit(child, [*scope, child.name], {**assigns, **local})
+                continue
+            if isinstance(child, ast.Raise) and isinstance(child.exc, ast.Call) and child.exc.args:
+                exc = child.exc
+                cls_name = ast.unparse(exc.func).split(".")[-1]
+                msg = _render_message(exc.args[0], assigns)
+                if msg:
+                    out.append(
+                        {
+                            "message": msg,
+                            "class": cls_name,
+                            "file": path,
+                            "line": child.lineno,
+                            "where": ".".join(scope) or None,
+                        }
+                    )
+            visit(child, scope, assigns)
+
+    module_assigns = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            module_assigns[n.targets[0].id] = n.value
+    visit(tree, [], module_assigns)
+    return out
