@@ -24,6 +24,7 @@ import yaml
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from validation.engine.catalog import Catalog
 from validation.engine.rules import compile_ruleset, load_pack
 from validation.engine.types import Verdict
 
@@ -59,7 +60,13 @@ def load_cases() -> list[tuple[str, dict[str, Any]]]:
 ALL_CASES = load_cases()
 
 
-def evaluate(case: dict[str, Any]) -> Verdict:
+@cache
+def catalog(version: str) -> Catalog | None:
+    path = ROOT / "validation" / "catalogs" / f"{version}.json"
+    return Catalog.load(path) if path.exists() else None
+
+
+def evaluate(case: dict[str, Any], *, with_catalog: bool = False) -> Verdict:
     doc = {
         "kind": case.get("kind", "serving"),
         "vllm": {"version": str(case["vllm"])},
@@ -68,16 +75,21 @@ def evaluate(case: dict[str, Any]) -> Verdict:
         "env": case.get("env") or {},
         "hardware": case.get("hardware") or {},
     }
-    return ruleset().evaluate(doc)
+    cat = catalog(str(case["vllm"])) if with_catalog else None
+    if with_catalog and cat is None:
+        pytest.skip(f"no catalog for {case['vllm']}")
+    return ruleset().evaluate(doc, catalog=cat)
 
 
 def by_severity(verdict: Verdict, severity: str) -> set[str]:
     return {f.rule for f in verdict.findings if f.severity == severity}
 
 
+@pytest.mark.parametrize("with_catalog", [False, True], ids=["pack-defaults", "catalog"])
 @pytest.mark.parametrize(("rule", "case"), ALL_CASES, ids=[c["name"] for _, c in ALL_CASES])
-def test_case(rule: str, case: dict[str, Any]) -> None:
-    verdict = evaluate(case)
+def test_case(rule: str, case: dict[str, Any], with_catalog: bool) -> None:
+    """Each case holds with the pack's own defaults and with the release's argument catalog."""
+    verdict = evaluate(case, with_catalog=with_catalog)
     seen = {f.rule: f for f in verdict.findings}
     report = [(f.rule, f.severity, f.message) for f in verdict.findings]
     for rid in case.get("fires", ()):
