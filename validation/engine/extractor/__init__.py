@@ -59,7 +59,9 @@ def write_catalog(catalog: dict[str, Any], out_dir: str | Path = CATALOG_DIR) ->
 
 
 def fetch_wheel(version: str, dest_dir: str | Path) -> Path:
-    """Download the vLLM wheel of ``version`` into ``dest_dir`` (``pip download --no-deps``) and return its path."""
+    """Download the vLLM wheel of ``version`` into ``dest_dir`` and return its path.
+
+    Runs ``pip download --no-deps --only-binary :all: vllm==X -d DIR``; a wheel already there is reused."""
     dest = Path(dest_dir)
     dest.mkdir(parents=True, exist_ok=True)
     existing = sorted(dest.glob(f"vllm-{version}-*.whl"))

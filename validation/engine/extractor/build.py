@@ -63,7 +63,8 @@ STARTUP_RESOLVED = {
     "optimization_level",
 }
 _RESOLVE_PHRASES = re.compile(
-    r"if (?:not specified|unspecified|unset|none|not set|left unset)|will be (?:set|inferred|derived|determined|"
+    r"if (?:not specified|unspecified|unset|none|not set|left unset)|"
+    r"will be (?:set|inferred|derived|determined|"
     r"used)|automatically|is inferred|is derived|defaults? to .* if|resolved at|at startup|based on the",
     re.I,
 )
@@ -369,9 +370,16 @@ class CatalogBuilder:
         help_text = help_text if isinstance(help_text, str) else ""
         if help_text == ARGPARSE_SUPPRESS:
             help_text = ""
-        if default is None and not resolved:
-            if dest in STARTUP_RESOLVED or (typ == "bool" and action_kind == "boolopt" and "default" in kw) or _RESOLVE_PHRASES.search(help_text or ""):
-                resolved = True
+        if (
+            default is None
+            and not resolved
+            and (
+                dest in STARTUP_RESOLVED
+                or (typ == "bool" and action_kind == "boolopt" and "default" in kw)
+                or _RESOLVE_PHRASES.search(help_text or "")
+            )
+        ):
+            resolved = True
         spec["type"] = typ
         if item_type:
             spec["item_type"] = item_type
@@ -387,6 +395,21 @@ class CatalogBuilder:
         if isinstance(metavar, list):
             vals, _ = to_json(metavar)
             spec["suggestions"] = vals
+        if origin is not None and "suggestions" not in spec and not spec["choices"]:
+            for th in origin.hints:
+                if isinstance(th, ClassVal) and th.is_enum:
+                    members = [th.getattr(m) for m in th.members()]
+                    members = [m for m in members if isinstance(m, EnumMember)]
+                    vals = [to_json(m)[0] for m in members]
+                    if any(
+                        not isinstance(v, (int, str))
+                        or (isinstance(v, str) and not re.fullmatch(r"[\w-]+", v))
+                        for v in vals
+                    ):
+                        vals = [m.name for m in members]  # vLLM's validators take member names here
+                    if vals:
+                        spec["suggestions"] = vals
+                    break
         bounds = bounds_of(origin.spec, None) if origin is not None else {}
         if origin is not None:
             hint = self.engine.field_hint(origin.field)
@@ -479,7 +502,9 @@ class CatalogBuilder:
         return out
 
     def apply_deprecation_messages(self, specs: list[dict]) -> None:
-        """Attach vLLM's module-level deprecation texts (``_X_DEPRECATION_MESSAGE = "--x is deprecated ..."``)."""
+        """Attach vLLM's module-level deprecation texts.
+
+        (``_X_DEPRECATION_MESSAGE = "--x is deprecated ..."``, passed as help or warned about later.)"""
         by_flag = {f: s for s in specs for f in s["flags"]}
         texts: list[str] = []
         for path in ("vllm/engine/arg_utils.py",):
@@ -529,7 +554,7 @@ class CatalogBuilder:
 
     def engine_classes_by_name(self) -> dict[str, ClassVal]:
         self._dc_seen: dict[str, ClassVal] = {}
-        for key in list(self.engine._cache):
+        for _key in list(self.engine._cache):
             pass
         # every dataclass that get_kwargs produced a dataclass type for
         for kwargs in list(self.engine._cache.values()):
@@ -606,9 +631,8 @@ class CatalogBuilder:
         arg_utils = self.tree.get("vllm/engine/arg_utils.py") or ""
         quirks: dict[str, Any] = {}
         o_alias = None
-        m = re.search(
-            r'arg\.startswith\("-O"\).*?processed_args\s*\+?=\s*\[?\s*\n?\s*"(--[a-z-]+)"', src, re.S
-        )
+        # The first long option the ``-O...`` branch of parse_args rewrites to.
+        m = re.search(r'startswith\(\s*"-O"\s*\)(?:(?!\n\s*def ).){0,600}?"(--[a-z][a-z-]+)"', src, re.S)
         if m:
             o_alias = m.group(1)[2:].replace("-", "_")
         quirks["O_alias"] = o_alias

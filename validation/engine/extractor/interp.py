@@ -10,6 +10,7 @@ so that the release's own argparse rules can be replayed on them (see :mod:`.kwa
 from __future__ import annotations
 
 import ast
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -594,7 +595,7 @@ CONCRETE = (str, int, float, bool, type(None), list, dict, tuple, set, frozenset
 
 
 def is_type_like(v: Any) -> bool:
-    return isinstance(v, _TYPE_LIKE) or isinstance(v, ClassVal) or v is None
+    return isinstance(v, (_TYPE_LIKE, ClassVal)) or v is None
 
 
 def _hashable(v: Any) -> Any:
@@ -760,7 +761,7 @@ class Interpreter:
             return self.stubs.call_prim(fn, args, kwargs)
         if isinstance(fn, ClassVal):
             if fn.is_enum and len(args) == 1:
-                for attr, stmt in fn.members().items():
+                for attr, _stmt in fn.members().items():
                     member = fn.getattr(attr)
                     if isinstance(member, EnumMember) and member.value == args[0]:
                         return member
@@ -768,12 +769,10 @@ class Interpreter:
             inst = Instance(fn, {k: v for k, v in kwargs.items() if isinstance(k, str)})
             init = fn.lookup("__init__")
             if init is not None and not fn.is_dataclass and isinstance(init[0], ast.FunctionDef):
-                try:
+                with contextlib.suppress(InterpError, RecursionError):
                     self.call_function(
                         self.make_function(init[0], init[1].module, None, init[1]), [inst, *args], kwargs
                     )
-                except (InterpError, RecursionError):
-                    pass
             return inst
         if isinstance(fn, Special):
             return self.stubs.call_special(fn, args, kwargs)
@@ -803,7 +802,7 @@ class Interpreter:
                 frame.vars[param.arg] = Opaque(f"missing argument {param.arg}")
         if a.vararg:
             frame.vars[a.vararg.arg] = tuple(args[len(positional) :])
-        for param, default in zip(a.kwonlyargs, a.kw_defaults):
+        for param, default in zip(a.kwonlyargs, a.kw_defaults, strict=False):
             if param.arg in kwargs:
                 frame.vars[param.arg] = kwargs.pop(param.arg)
             elif default is not None:
@@ -940,7 +939,7 @@ class Interpreter:
                     items = list(value)
                 except TypeError:
                     items = [Opaque("unpacked")] * len(target.elts)
-            for t, v in zip(target.elts, items):
+            for t, v in zip(target.elts, items, strict=False):
                 self.assign(t, v, frame)
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value, frame)
@@ -963,7 +962,7 @@ class Interpreter:
     def truth(self, v: Any) -> bool | None:
         if isinstance(v, Opaque):
             return None
-        if isinstance(v, CONCRETE) or isinstance(v, (ClassVal, FuncVal, Instance, EnumMember, Builtin)):
+        if isinstance(v, (CONCRETE, ClassVal, FuncVal, Instance, EnumMember, Builtin)):
             return bool(v)
         if is_type_like(v):
             return True
@@ -1009,9 +1008,8 @@ class Interpreter:
             return self.module_getattr(obj.module, attr)
         if isinstance(obj, ClassVal):
             val = obj.getattr(attr)
-            if isinstance(val, FuncVal):
-                if val.kind == "classmethod":
-                    return BoundMethod(val, obj)
+            if isinstance(val, FuncVal) and val.kind == "classmethod":
+                return BoundMethod(val, obj)
             return val
         if isinstance(obj, Instance):
             if attr in obj.attrs:
@@ -1122,7 +1120,7 @@ class Interpreter:
 
     def _e_Dict(self, node, frame):
         out: dict = {}
-        for k, v in zip(node.keys, node.values):
+        for k, v in zip(node.keys, node.values, strict=False):
             if k is None:
                 val = self.eval(v, frame)
                 if isinstance(val, dict):
@@ -1171,9 +1169,15 @@ class Interpreter:
         return self.binop(node.op, left, right)
 
     def binop(self, op, left, right, inplace: bool = False):
-        if isinstance(op, ast.BitOr) and (is_type_like(left) and is_type_like(right)):
-            if not (isinstance(left, (set, frozenset, dict)) or isinstance(right, (set, frozenset, dict))):
-                return self.stubs.union(left, right)
+        if (
+            isinstance(op, ast.BitOr)
+            and (
+                (is_type_like(left) or isinstance(left, Opaque))
+                and (is_type_like(right) or isinstance(right, Opaque))
+            )
+            and not (isinstance(left, Opaque) and isinstance(right, Opaque))
+        ) and not (isinstance(left, (set, frozenset, dict)) or isinstance(right, (set, frozenset, dict))):
+            return self.stubs.union(left, right)
         if isinstance(left, Opaque) or isinstance(right, Opaque):
             return Opaque("binop")
         fn = _BINOPS.get(type(op))
@@ -1224,15 +1228,17 @@ class Interpreter:
 
     def _e_Compare(self, node, frame):
         left = self.eval(node.left, frame)
-        for op, comp in zip(node.ops, node.comparators):
+        for op, comp in zip(node.ops, node.comparators, strict=False):
             right = self.eval(comp, frame)
             if isinstance(left, Opaque) or isinstance(right, Opaque):
                 return Opaque("compare")
-            if isinstance(right, (list, tuple, set, frozenset)) and any(isinstance(x, Opaque) for x in right):
-                if isinstance(op, (ast.In, ast.NotIn)) and left not in [
-                    x for x in right if not isinstance(x, Opaque)
-                ]:
-                    return Opaque("compare")
+            if (
+                isinstance(right, (list, tuple, set, frozenset))
+                and any(isinstance(x, Opaque) for x in right)
+                and isinstance(op, (ast.In, ast.NotIn))
+                and left not in [x for x in right if not isinstance(x, Opaque)]
+            ):
+                return Opaque("compare")
             try:
                 ok = _CMPOPS[type(op)](left, right)
             except TypeError:

@@ -1,9 +1,11 @@
-"""Replays one release's ``get_kwargs``/``_compute_kwargs`` on statically evaluated config classes, and records
-what ``add_argument`` receives.
+"""Replays one release's ``get_kwargs``/``_compute_kwargs`` on statically evaluated config classes,
+and records what ``add_argument`` receives.
 
-The rules are those of vLLM's own ``_compute_kwargs`` (dataclass -> JSON, ``bool | str | None`` -> ``nargs='?'``,
+The rules are those of vLLM's own ``_compute_kwargs`` (dataclass -> JSON,
+``bool | str | None`` -> ``nargs='?'``,
 ``bool`` -> ``BooleanOptionalAction``, ``Literal`` -> choices unless ``str`` is in the union, collections ->
-``nargs``, human-readable ints, ``dict`` -> JSON, ``Optional`` -> ``optional_type`` and ``None`` among the choices).
+``nargs``, human-readable ints, ``dict`` -> JSON, ``Optional`` -> ``optional_type`` and ``None``
+among the choices).
 The small differences between releases are read from that release's source (:func:`detect_features`).
 """
 
@@ -114,7 +116,7 @@ def detect_features(source: str | None) -> Features:
     return feats
 
 
-# --------------------------------------------------------------------------- typing helpers (runtime semantics)
+# ------------------------------------------------------------------ typing helpers (runtime semantics)
 
 
 def get_type_hints(hint) -> list:
@@ -156,9 +158,7 @@ def get_type(hints, t):
 def is_not_builtin(th) -> bool:
     if isinstance(th, PrimType):
         return False
-    if isinstance(th, GenericT) and isinstance(th.origin, PrimType):
-        return False
-    return True
+    return not (isinstance(th, GenericT) and isinstance(th.origin, PrimType))
 
 
 def is_dataclass_hint(th) -> bool:

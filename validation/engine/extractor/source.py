@@ -1,4 +1,4 @@
-"""Read a vLLM release's Python sources from a wheel (zip) or an unpacked source tree, never importing them."""
+"""Read a vLLM release's Python sources from a wheel (zip) or an unpacked tree, never importing them."""
 
 from __future__ import annotations
 

@@ -188,7 +188,7 @@ class Stubs:
         b["next"] = Builtin("next", self._next)
         b["iter"] = Builtin("iter", lambda i, a, k: list(a[0]) if not isinstance(a[0], Opaque) else a[0])
         b["enumerate"] = Builtin("enumerate", lambda i, a, k: list(enumerate(a[0])))
-        b["zip"] = Builtin("zip", lambda i, a, k: list(zip(*a)))
+        b["zip"] = Builtin("zip", lambda i, a, k: list(zip(*a, strict=False)))
         b["range"] = Builtin("range", lambda i, a, k: list(range(*a)))
         b["min"] = Builtin("min", lambda i, a, k: self._minmax(min, a))
         b["max"] = Builtin("max", lambda i, a, k: self._minmax(max, a))
@@ -385,9 +385,8 @@ class Stubs:
 
     def _pydantic_field(self, interp, args, kwargs):
         kw = dict(kwargs)
-        if args and "default" not in kw:
-            if args[0] is not Ellipsis:
-                kw["default"] = args[0]
+        if args and "default" not in kw and args[0] is not Ellipsis:
+            kw["default"] = args[0]
         return FieldSpec("pydantic", kw)
 
     def _env_taint(self, value):
