@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rest_framework import status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -20,3 +21,9 @@ def exception_handler(exc, context):
         body = {exc.field: [exc.message]} if exc.field else {"detail": exc.message}
         return Response(body, status=code)
     return drf_exception_handler(exc, context)
+
+
+class Pagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500

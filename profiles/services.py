@@ -6,7 +6,6 @@ nothing is written; warnings are saved and returned.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,13 +84,15 @@ def parse_arguments(
     if len(given) > 1:
         raise DomainError(f"give only one of command, config or engine_args (got {', '.join(given)})")
     catalog = validation_services.catalog_for(release)
+    field_name = "command" if command else "config"
     try:
         if command:
             parsed = engine_parse.parse_command(command, catalog=catalog)
-            field_name = "command"
         elif config:
-            parsed = engine_parse.parse_any(config, catalog=catalog)
-            field_name = "config"
+            if engine_parse.detect_format(config) == "json":
+                parsed = engine_parse.parse_json(config, catalog=catalog)
+            else:
+                parsed = engine_parse.parse_config_yaml(config, catalog=catalog)
         else:
             args = {str(k).lstrip("-").replace("-", "_"): v for k, v in (engine_args or {}).items()}
             model = args.pop("model", None)
@@ -334,21 +335,6 @@ def profile_dry_run(*, data: ProfileInput) -> Verdict:
     return verdict
 
 
-_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
 def input_shape(text: str) -> str:
     """'command' for a `vllm serve` line, else 'config' (a vLLM --config YAML file, or JSON)."""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if stripped.startswith(("{", "[")):
-            return "config"
-        words = [w for w in stripped.split() if not _ENV_ASSIGNMENT.match(w)]
-        if not words:  # a line of env assignments followed by a continuation
-            continue
-        first = words[0]
-        is_command = first in ("vllm", "env", "python", "python3", "\\") or first.startswith("-")
-        return "command" if is_command else "config"
-    return "config"
+    return "command" if engine_parse.detect_format(text) == "command" else "config"

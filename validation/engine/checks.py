@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .catalog import Catalog
+from .catalog import Catalog, trigrams
 from .types import ArgSpec, Finding
 
 
@@ -26,7 +26,14 @@ def _finding(rule: str, severity: str, message: str, fields: Iterable[str], **ex
 
 
 def did_you_mean(flag: str, catalog: Catalog) -> str | None:
-    options = [f for f in catalog.by_flag if f.startswith("--")]
+    """The release's closest long flag (difflib's ratio >= 0.75), among flags sharing trigrams with it."""
+    grams = trigrams(flag)
+    counts: dict[str, int] = {}
+    for gram in grams:
+        for candidate in catalog.flag_trigrams.get(gram, ()):
+            counts[candidate] = counts.get(candidate, 0) + 1
+    # Two strings within the 0.75 ratio share well over a third of their trigrams; keep the best few.
+    options = sorted((c for c, n in counts.items() if n * 3 >= len(grams)), key=lambda c: -counts[c])[:20]
     matches = difflib.get_close_matches(flag, options, n=1, cutoff=0.75)
     return matches[0] if matches else None
 

@@ -146,22 +146,42 @@ def _first_line_error(text: str) -> str:
 
 
 _DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
-_EFFECTIVE_REF = re.compile(r"\beffective\s*(\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+# The maps a rule reads, and the key paths of each that can be pruned to what the rules name.
+NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm")
 
 
-def referenced_effective_keys(expressions: Iterable[str]) -> frozenset[str] | None:
-    """The ``effective.<key>`` names the expressions read; None if one reads ``effective`` as a whole.
+def _reference_pattern(root: str) -> re.Pattern[str]:
+    dotted = r"\s*\.\s*".join(re.escape(part) for part in root.split("."))
+    return re.compile(rf"(?<![\w.])({dotted})(\s*\.\s*({_IDENT}))?")
 
-    Converting a value into CEL costs about a microsecond a key, and a release has hundreds of defaults,
-    so the engine hands the rules only the defaults they can read.
+
+_REFERENCES = {root: _reference_pattern(root) for root in NAMESPACES}
+
+
+def referenced_keys(expressions: Iterable[str], root: str) -> frozenset[str] | None:
+    """The ``<root>.<key>`` names the expressions read; None if one reads ``root`` as a whole.
+
+    Converting a value into CEL costs one to two microseconds a key (more for strings and nested maps),
+    and a release has hundreds of defaults, so the engine hands the rules only what they can read.
     """
     keys: set[str] = set()
     for expr in expressions:
-        for match in _EFFECTIVE_REF.finditer(expr):
-            if match.group(2) is None:
+        for match in _REFERENCES[root].finditer(expr):
+            if match.group(3) is None:
                 return None
-            keys.add(match.group(2))
+            keys.add(match.group(3))
     return frozenset(keys)
+
+
+def referenced_effective_keys(expressions: Iterable[str]) -> frozenset[str] | None:
+    return referenced_keys(expressions, "effective")
+
+
+def _prune(values: Mapping[str, Any], wanted: frozenset[str] | None) -> dict[str, Any]:
+    if wanted is None:
+        return dict(values)
+    return {k: v for k, v in values.items() if k in wanted}
 
 
 @dataclass(frozen=True)
@@ -245,6 +265,7 @@ class _ReleasePlan:
 
     rules: tuple[CompiledRule, ...]
     defaults: dict[str, Any]
+    wanted: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -275,12 +296,13 @@ class CompiledRuleSet:
                     defaults.update(values)
             if catalog is not None:
                 defaults.update(catalog.defaults)
-            wanted = referenced_effective_keys([r.when for r in rules])
-            if wanted is not None:
+            expressions = [r.when for r in rules]
+            wanted = {root: referenced_keys(expressions, root) for root in NAMESPACES}
+            if wanted["effective"] is not None:
                 # An argument the profile does not set and whose default is unknown (resolved at start-up,
                 # or no catalog) reads as null: "not set" is a known fact, not an unknown input.
-                defaults = {k: defaults.get(k) for k in wanted}
-            plan = self._plans[key] = _ReleasePlan(rules, defaults)
+                defaults = {k: defaults.get(k) for k in wanted["effective"]}
+            plan = self._plans[key] = _ReleasePlan(rules, defaults, wanted)
         return plan
 
     def _derived_definitions(self, version: Version | None) -> dict[str, str]:
@@ -309,7 +331,7 @@ class CompiledRuleSet:
         version = str((doc.get("vllm") or {}).get("version") or "")
         kind = str(doc.get("kind") or "serving")
         plan = self._plan(version, kind, catalog)
-        cel_context = cel.Context(variables=build_context(doc, plan.defaults))
+        cel_context = cel.Context(variables=build_context(doc, plan.defaults, plan.wanted))
         findings = [f for rule in plan.rules if (f := _run(rule, cel_context, waived_ids)) is not None]
         findings.sort(key=lambda f: SEVERITY_ORDER[f.severity])
         return Verdict(vllm_version=version or None, ruleset=self.version_id, findings=tuple(findings))
@@ -332,28 +354,42 @@ def _version(version: str) -> Version | None:
         return None
 
 
-def build_context(doc: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """The variables a rule sees. Unknown model and hardware facts stay absent (see the pack README)."""
+def build_context(
+    doc: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+    wanted: Mapping[str, frozenset[str] | None] | None = None,
+) -> dict[str, Any]:
+    """The variables a rule sees, pruned to the keys the rules read (``wanted``; None = everything).
+
+    Unknown model and hardware facts stay absent, so reading them means "could not verify".
+    """
+    wanted = wanted or {}
     version = str((doc.get("vllm") or {}).get("version") or "")
     parsed = _version(version)
-    args = dict(doc.get("args") or {})
-    model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
-    hardware = {k: v for k, v in (doc.get("hardware") or {}).items() if v is not None}
+    args = doc.get("args") or {}
     effective = dict(defaults)
-    effective.update(args)
+    effective.update(_prune(args, wanted.get("effective")))
+    model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
+    if isinstance(model.get("config"), Mapping):
+        model["config"] = _prune(model["config"], wanted.get("model.config"))
+    vllm = {
+        "version": version,
+        "major": parsed.major if parsed else 0,
+        "minor": parsed.minor if parsed else 0,
+        "patch": parsed.micro if parsed else 0,
+    }
     return {
         "kind": doc.get("kind") or "serving",
-        "vllm": {
-            "version": version,
-            "major": parsed.major if parsed else 0,
-            "minor": parsed.minor if parsed else 0,
-            "patch": parsed.micro if parsed else 0,
-        },
-        "model": model,
-        "args": args,
+        "vllm": _prune(vllm, wanted.get("vllm")),
+        "model": _prune(model, wanted.get("model")),
+        "args": _prune(args, wanted.get("args")),
         "effective": effective,
-        "env": {str(k): str(v) for k, v in (doc.get("env") or {}).items()},
-        "hardware": hardware,
+        "env": {str(k): str(v) for k, v in _prune(doc.get("env") or {}, wanted.get("env")).items()},
+        "hardware": {
+            k: v
+            for k, v in _prune(doc.get("hardware") or {}, wanted.get("hardware")).items()
+            if v is not None
+        },
         "derived": {},
     }
 

@@ -1,0 +1,12 @@
+"""Settings for the test suite: the real PostgreSQL and Redis of this machine unless the environment says
+otherwise (`make test` starts them if they are down)."""
+
+import os
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/vllm_profiles")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+os.environ.setdefault("EMAIL_URL", "memorymail://")
+
+from .settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user fixtures

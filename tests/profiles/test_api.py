@@ -1,0 +1,224 @@
+"""The REST API of profiles, as automation (CI pipelines, GitOps) uses it."""
+
+import pytest
+
+from profiles.models import Profile, ProfileRevision
+from tests.conftest import MRV2_MESSAGE, SEED_COMMAND, SEED_MESSAGE_031
+from validation.models import Verdict, VerdictChange
+
+pytestmark = pytest.mark.django_db
+
+
+def create(api, **fields):
+    body = {"team": "ml-platform", "name": "teacher", "kind": "collection", **fields}
+    return api.post("/api/v1/profiles/", body, format="json")
+
+
+def messages(document, severity="error"):
+    return [f["message"] for f in document["findings"] if f["severity"] == severity]
+
+
+def test_seed_profile_on_031_is_refused_with_vllms_words_and_nothing_is_saved(api, team):
+    response = create(api, command=SEED_COMMAND, vllm_version="0.31.0")
+    assert response.status_code == 400
+    document = response.json()
+    assert document["valid"] is False and document["vllm_version"] == "0.31.0"
+    assert SEED_MESSAGE_031 in messages(document)
+    assert isinstance(document["ruleset"], int)
+    assert (
+        not Profile.objects.exists() and not Verdict.objects.exists() and not ProfileRevision.objects.exists()
+    )
+
+
+def test_seed_profile_on_032_is_saved_with_state_and_findings(api, team):
+    response = create(api, command=SEED_COMMAND, vllm_version="0.32.0")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["state"] in ("valid", "warning")
+    assert body["engine_args"]["return_sampling_mask"] is True
+    assert body["engine_args"]["speculative_config"]["method"] == "ngram"
+    assert body["env"] == {"VLLM_USE_V2_MODEL_RUNNER": "1"}
+    assert body["model"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert body["vllm_version"] == "0.32.0" and body["revision"] == 1
+    profile = Profile.objects.get()
+    assert profile.verdict.release.version == "0.32.0" and profile.verdict.profile_revision == 1
+    assert VerdictChange.objects.filter(profile=profile, cause="created").count() == 1
+
+
+def test_without_env_assignment_031_needs_model_runner_v2(api, team):
+    command = SEED_COMMAND.replace("VLLM_USE_V2_MODEL_RUNNER=1 ", "")
+    response = create(api, command=command, vllm_version="0.31.0")
+    assert response.status_code == 400
+    assert MRV2_MESSAGE in messages(response.json())
+
+
+def test_engine_args_and_env_are_accepted(api, team):
+    response = create(
+        api,
+        model="meta-llama/Llama-3.1-8B-Instruct",
+        kind="serving",
+        name="chat",
+        vllm_version="0.31.0",
+        engine_args={"tensor-parallel-size": 2, "max_model_len": 8192},
+        env={"VLLM_LOGGING_LEVEL": "INFO"},
+    )
+    assert response.status_code == 201, response.json()
+    assert response.json()["engine_args"] == {"tensor_parallel_size": 2, "max_model_len": 8192}
+
+
+def test_warnings_are_saved_and_returned(api, team):
+    # A serving profile that returns sampling masks pays for collection on production traffic.
+    command = (
+        "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve m --return-sampling-mask --logprobs-mode processed_logprobs"
+    )
+    response = create(api, command=command, vllm_version="0.32.0", kind="serving", name="mixed")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["state"] == "warning"
+    assert any(f["category"] == "policy" and f["severity"] == "warning" for f in body["findings"])
+
+
+def test_empty_vllm_version_follows_the_fleet_default(api, team):
+    response = create(api, command="vllm serve m", vllm_version="", kind="serving")
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["vllm_version"] == ""
+    fleet = api.get("/api/v1/fleet/").json()["vllm_version"]
+    assert body["effective_vllm_version"] == fleet
+
+
+def test_malformed_command_is_a_400_naming_the_token(api, team):
+    response = create(
+        api, command="vllm serve m --speculative-config '{\"method\": ngram}'", vllm_version="0.31.0"
+    )
+    assert response.status_code == 400
+    assert "speculative" in str(response.json()["command"]).lower()
+    assert not Profile.objects.exists()
+
+
+def test_unknown_release_and_unknown_team_are_400(api, team):
+    response = create(api, command="vllm serve m", vllm_version="0.19.9")
+    assert response.status_code == 400 and "0.19.9" in response.json()["vllm_version"][0]
+    response = create(api, command="vllm serve m", vllm_version="0.31.0", team="nope")
+    assert response.status_code == 400 and "nope" in response.json()["team"][0]
+
+
+def test_outsider_cannot_create_or_see(api, team, outsider):
+    from rest_framework.test import APIClient
+
+    assert create(api, command="vllm serve m", vllm_version="0.31.0", kind="serving").status_code == 201
+    client = APIClient()
+    client.force_authenticate(outsider)
+    assert create(client, command="vllm serve m", vllm_version="0.31.0", name="x").status_code == 403
+    assert client.get("/api/v1/profiles/").json()["count"] == 0
+
+
+def test_update_with_errors_is_refused_and_leaves_the_profile_as_it_was(api, team):
+    created = create(api, command=SEED_COMMAND, vllm_version="0.32.0").json()
+    response = api.patch(f"/api/v1/profiles/{created['id']}/", {"vllm_version": "0.31.0"}, format="json")
+    assert response.status_code == 400
+    assert SEED_MESSAGE_031 in messages(response.json())
+    profile = Profile.objects.get()
+    assert profile.vllm_release.version == "0.32.0" and profile.revision == 1
+
+
+def test_update_bumps_revision_and_detects_concurrent_edits(api, team):
+    created = create(api, command="vllm serve m", vllm_version="0.31.0", kind="serving").json()
+    url = f"/api/v1/profiles/{created['id']}/"
+    first = api.patch(url, {"engine_args": {"max_model_len": 4096}, "revision": 1}, format="json")
+    assert first.status_code == 200 and first.json()["revision"] == 2
+    stale = api.patch(url, {"engine_args": {"max_model_len": 2048}, "revision": 1}, format="json")
+    assert stale.status_code == 409
+    assert Profile.objects.get().engine_args == {"max_model_len": 4096}
+    assert ProfileRevision.objects.count() == 2
+
+
+def test_list_filters_search_and_pagination(api, team):
+    assert (
+        create(
+            api, command="vllm serve org/alpha", vllm_version="0.31.0", kind="serving", name="a"
+        ).status_code
+        == 201
+    )
+    masks = "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve org/beta --return-sampling-mask --logprobs-mode processed_logprobs"
+    assert create(api, command=masks, vllm_version="0.32.0", kind="serving", name="b").status_code == 201
+    assert create(api, command=masks, vllm_version="0.32.0", kind="collection", name="c").status_code == 201
+
+    def names(query):
+        response = api.get(f"/api/v1/profiles/?{query}")
+        assert response.status_code == 200
+        return sorted(p["name"] for p in response.json()["results"])
+
+    assert names("kind=collection") == ["c"]
+    assert names("state=warning") == ["b"]
+    assert names("release=0.32.0") == ["b", "c"]
+    assert names("search=alpha") == ["a"]
+    assert names("team=ml-platform") == ["a", "b", "c"]
+    page = api.get("/api/v1/profiles/?page_size=1").json()
+    assert page["count"] == 3
+
+
+def test_delete(api, team):
+    created = create(api, command="vllm serve m", vllm_version="0.31.0", kind="serving").json()
+    assert api.delete(f"/api/v1/profiles/{created['id']}/").status_code == 204
+    assert not Profile.objects.exists()
+
+
+def test_export_and_import_round_trip(api, team):
+    created = create(api, command=SEED_COMMAND, vllm_version="0.32.0").json()
+    command = api.get(f"/api/v1/profiles/{created['id']}/export/?format=command").content.decode()
+    assert command.startswith("VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct")
+    yaml_text = api.get(f"/api/v1/profiles/{created['id']}/export/?format=yaml").content.decode()
+    assert "return-sampling-mask: true" in yaml_text or "return_sampling_mask: true" in yaml_text
+    for name, field, text in (("from-command", "command", command), ("from-yaml", "config", yaml_text)):
+        body = {
+            "team": "ml-platform",
+            "name": name,
+            "kind": "collection",
+            "vllm_version": "0.32.0",
+            field: text,
+        }
+        response = api.post("/api/v1/profiles/import/", body, format="json")
+        assert response.status_code == 201, response.json()
+        assert response.json()["engine_args"] == created["engine_args"]
+        assert response.json()["model"] == created["model"]
+    bad = api.get(f"/api/v1/profiles/{created['id']}/export/?format=toml")
+    assert bad.status_code == 400
+
+
+def test_history_lists_state_changes(api, team):
+    created = create(api, command="vllm serve m", vllm_version="0.32.0", kind="serving").json()
+    masks = (
+        "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve m --return-sampling-mask --logprobs-mode processed_logprobs"
+    )
+    assert (
+        api.put(
+            f"/api/v1/profiles/{created['id']}/",
+            {"name": "teacher", "kind": "serving", "command": masks, "vllm_version": "0.32.0"},
+            format="json",
+        ).status_code
+        == 200
+    )
+    history = api.get(f"/api/v1/profiles/{created['id']}/history/").json()["results"]
+    assert [(h["from_state"], h["to_state"], h["cause"]) for h in history] == [
+        ("valid", "warning", "edit"),
+        ("", "valid", "created"),
+    ]
+    assert any(f["category"] == "policy" for f in history[0]["appeared"])
+
+
+def test_token_authentication(team, user):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    out = StringIO()
+    call_command("create_api_token", "ada", stdout=out)
+    key = out.getvalue().strip()
+    client = APIClient()
+    assert client.get("/api/v1/profiles/").status_code in (401, 403)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert client.get("/api/v1/profiles/").status_code == 200
+    call_command("create_api_token", "ada", stdout=StringIO())
+    assert client.get("/api/v1/profiles/").status_code == 401
