@@ -1,0 +1,23 @@
+"""Domain errors: a user caused them and can fix them; the API turns them into 400s naming the field."""
+
+from __future__ import annotations
+
+from ..models import VllmRelease
+
+
+class DomainError(Exception):
+    """An error a user caused and can fix; the API turns it into a 400 naming ``field``."""
+
+    def __init__(self, message: str, *, field: str | None = None, code: str = "invalid"):
+        self.message = message
+        self.field = field
+        self.code = code
+        super().__init__(message)
+
+
+class UnknownRelease(DomainError):
+    def __init__(self, version: str):
+        known = ", ".join(r.version for r in VllmRelease.objects.order_by("major", "minor", "patch"))
+        super().__init__(
+            f"unknown vLLM release {version!r}; known releases: {known}", field="vllm_version", code="unknown"
+        )

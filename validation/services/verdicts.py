@@ -1,0 +1,87 @@
+"""Validating documents and recording verdicts and their history."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..engine import lint as engine_lint
+from ..engine.types import EngineError, Verdict
+from ..models import RuleSet, VerdictChange, VllmRelease
+from ..models import Verdict as VerdictRecord
+from .errors import DomainError
+from .releases import CatalogHistory, catalog_for
+from .rulesets import ruleset_compiled, ruleset_current
+
+
+def document_validate(
+    doc: Mapping[str, Any],
+    *,
+    release: VllmRelease,
+    ruleset: RuleSet | None = None,
+    waived: Iterable[str] = (),
+) -> Verdict:
+    ruleset = ruleset or ruleset_current()
+    try:
+        return engine_lint.validate(
+            doc,
+            ruleset=ruleset_compiled(ruleset),
+            catalog=catalog_for(release),
+            history=CatalogHistory(),
+            waived=waived,
+        )
+    except EngineError as exc:
+        raise DomainError(str(exc)) from exc
+
+
+def verdict_record(
+    *,
+    profile,
+    verdict: Verdict,
+    release: VllmRelease,
+    ruleset_number: int | None,
+    cause: str,
+    cause_detail: str = "",
+    actor=None,
+    recheck=None,
+) -> VerdictChange | None:
+    """Store a profile's current verdict; record a history entry if its state or findings changed."""
+    ruleset = RuleSet.objects.filter(number=ruleset_number).first() if ruleset_number else None
+    active = [f for f in verdict.findings if not f.waived and f.severity in ("error", "warning")]
+    new_ids = sorted({f.rule for f in active})
+    previous = VerdictRecord.objects.filter(profile=profile).first()
+    old_state = previous.state if previous else ""
+    old_findings = {(f["rule"], f["message"]): f for f in (previous.findings if previous else [])}
+    new_findings = {(f.rule, f.message): f.as_dict() for f in active}
+    values = {
+        "state": verdict.state,
+        "error_count": sum(1 for f in active if f.severity == "error"),
+        "warning_count": sum(1 for f in active if f.severity == "warning"),
+        "findings": [f.as_dict() for f in verdict.findings],
+        "rule_ids": new_ids,
+        "ruleset": ruleset,
+        "release": release,
+        "release_catalog_sha256": release.catalog_sha256,
+        "profile_revision": profile.revision,
+    }
+    VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
+    old_active = {k: v for k, v in old_findings.items() if v.get("severity") in ("error", "warning")}
+    old_active = {k: v for k, v in old_active.items() if not v.get("waived")}
+    appeared = [v for k, v in new_findings.items() if k not in old_active]
+    disappeared = [v for k, v in old_active.items() if k not in new_findings]
+    if previous is not None and old_state == verdict.state and not appeared and not disappeared:
+        return None
+    return VerdictChange.objects.create(
+        profile=profile,
+        from_state=old_state,
+        to_state=verdict.state,
+        cause=cause,
+        cause_detail=cause_detail,
+        ruleset=ruleset,
+        release=release,
+        profile_revision=profile.revision,
+        appeared=appeared,
+        disappeared=disappeared,
+        recheck=recheck,
+        actor=actor,
+    )
