@@ -129,7 +129,18 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE = {
+    # Finds verdicts that lag behind the rule set or release and revives stalled re-checks, so a publish
+    # made while the broker was down is still applied. `expires` keeps a stalled queue from piling up.
+    "sweep": {
+        "task": "validation.sweep",
+        "schedule": env.float("SWEEP_INTERVAL", default=60.0),
+        "options": {"expires": 50},
+    },
+}
+# Publishing must not hang when the broker is down: fail fast, the sweep applies the change later.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -129,6 +129,14 @@ class Verdict(models.Model):
     release_catalog_sha256 = models.CharField(max_length=64, blank=True)
     profile_revision = models.PositiveIntegerField(default=0)
     computed_at = models.DateTimeField(auto_now=True)
+    pending_recheck = models.ForeignKey(
+        "Recheck",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="pending_verdicts",
+        help_text="Set while a re-check still has to look at this profile (the dirty flag of the fan-out).",
+    )
 
     class Meta:
         indexes = [models.Index(fields=["state"]), models.Index(fields=["ruleset", "release"])]
@@ -147,6 +155,7 @@ class VerdictChange(models.Model):
         RELEASE = "release", "vLLM release changed"
         WAIVER = "waiver", "waiver granted or expired"
         SWEEP = "sweep", "periodic re-check"
+        MANUAL = "manual", "re-check started by hand"
 
     profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="state_changes")
     from_state = models.CharField(max_length=12, blank=True)
@@ -178,6 +187,7 @@ class Waiver(models.Model):
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expiry_applied = models.BooleanField(default=False, help_text="The profile was re-checked after expiry.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -206,6 +216,9 @@ class Recheck(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last progress; the sweep revives stalls."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -219,6 +232,7 @@ class Alert(models.Model):
 
     class State(models.TextChoices):
         PENDING = "pending", "pending"
+        SENDING = "sending", "sending"
         SENT = "sent", "sent"
         FAILED = "failed", "failed"
         SUPPRESSED = "suppressed", "suppressed (alerts off)"
@@ -233,11 +247,13 @@ class Alert(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [models.UniqueConstraint(fields=["recipient", "change"], name="one_alert_per_change")]
+        indexes = [models.Index(fields=["state", "recipient"])]
 
     def __str__(self) -> str:
         return f"alert for {self.recipient_id} on {self.profile_id} ({self.state})"

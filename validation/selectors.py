@@ -23,3 +23,14 @@ def releases_ordered() -> QuerySet[VllmRelease]:
 
 def rulesets_ordered() -> QuerySet[RuleSet]:
     return RuleSet.objects.order_by("-number")
+
+
+def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
+    """Active waivers for many profiles in one query (re-check batches)."""
+    result: dict[int, list[str]] = {}
+    rows = Waiver.objects.filter(
+        profile_id__in=list(profile_ids), revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).values_list("profile_id", "rule_id")
+    for profile_id, rule_id in rows:
+        result.setdefault(profile_id, []).append(rule_id)
+    return result

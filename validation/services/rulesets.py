@@ -50,11 +50,17 @@ def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
 
 @transaction.atomic
 def ruleset_create_from_pack(
-    *, pack: Mapping[str, Any], publish: bool = False, user=None, notes: str = ""
+    *, pack: Mapping[str, Any], publish: bool = False, user=None, notes: str = "", require_when: bool = True
 ) -> RuleSet:
     """A new rule set holding the pack's rules; published at once if asked (migrate does this)."""
-    data = load_pack(pack)
+    data = dict(pack)
+    if not require_when:  # a draft may hold rules whose condition a person has not written yet
+        data["rules"] = [{**r, "when": r.get("when") or "false"} for r in data.get("rules") or []]
+    data = load_pack(data)
     compile_ruleset(data)  # refuse a pack whose CEL does not compile, naming the rule
+    if not require_when:
+        blank = {r["id"] for r in pack.get("rules") or [] if not r.get("when")}
+        data["rules"] = [{**r, "when": ""} if r["id"] in blank else r for r in data["rules"]]
     number = (RuleSet.objects.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     ruleset = RuleSet.objects.create(
         number=number,
@@ -106,7 +112,197 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
     cached = _compiled_cache.get(ruleset.pk)
     if cached and cached[0] == key:
         return cached[1]
-    compiled = compile_ruleset(ruleset_pack(ruleset), version_id=ruleset.number)
+    pack = ruleset_pack(ruleset)
+    # Imported records wait for a person to write their condition; until then they cannot run.
+    pack["rules"] = [r for r in pack["rules"] if r.get("when")]
+    compiled = compile_ruleset(pack, version_id=ruleset.number)
     with _cache_lock:
         _compiled_cache[ruleset.pk] = (key, compiled)
     return compiled
+
+
+# --- drafts, publishing, comparing ----------------------------------------------------------------------
+
+
+def _require_draft(ruleset: RuleSet) -> None:
+    if ruleset.status != RuleSet.Status.DRAFT:
+        raise DomainError(
+            f"rule set {ruleset.number} is published and cannot change; create a draft from it",
+            code="immutable",
+        )
+
+
+def _touch(ruleset: RuleSet) -> None:
+    ruleset.updated_at = timezone.now()
+    RuleSet.objects.filter(pk=ruleset.pk).update(updated_at=ruleset.updated_at)
+
+
+@transaction.atomic
+def ruleset_draft_create(*, actor, based_on: RuleSet | None = None, notes: str = "") -> RuleSet:
+    """A new draft holding a copy of ``based_on`` (default: the current rule set)."""
+    source = based_on or ruleset_current()
+    pack = ruleset_pack(source)
+    pack["description"] = notes or f"draft based on rule set {source.number}"
+    draft = ruleset_create_from_pack(pack=pack, user=actor, notes=pack["description"], require_when=False)
+    draft.based_on = source
+    draft.save(update_fields=["based_on"])
+    return draft
+
+
+def _rule_error(exc: Exception) -> DomainError:
+    from ..engine.types import RuleCompileError
+
+    if isinstance(exc, RuleCompileError):
+        return DomainError(f"rule {exc.rule_id!r}: {exc.field_name}: {exc.detail}", field=exc.field_name)
+    return DomainError(str(exc))
+
+
+@transaction.atomic
+def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
+    """Add or change one rule of a draft. The rule's structure is checked and its CEL compiled first."""
+    from ..engine.rules import check_rule, compile_expression
+    from ..engine.types import RuleCompileError
+
+    _require_draft(ruleset)
+    raw = {k: v for k, v in data.items() if v is not None}
+    existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
+    if existing is not None:
+        merged = {"id": existing.rule_id, **{n: getattr(existing, n) for n in RULE_FIELDS}}
+        merged = {k: v for k, v in merged.items() if v not in ("", None)}
+        merged.update(raw)
+        raw = merged
+    try:
+        check_rule({**raw, "when": raw.get("when") or "false"})
+        if raw.get("when"):
+            compile_expression(raw["id"], "when", raw["when"])
+    except RuleCompileError as exc:
+        raise _rule_error(exc) from exc
+    columns = _rule_columns(raw)
+    if existing is None:
+        position = (ruleset.rules.order_by("-position").values_list("position", flat=True).first() or 0) + 1
+        rule = Rule.objects.create(ruleset=ruleset, rule_id=raw["id"], position=position, **columns)
+    else:
+        for name, value in columns.items():
+            setattr(existing, name, value)
+        existing.save()
+        rule = existing
+    _touch(ruleset)
+    return rule
+
+
+@transaction.atomic
+def rule_delete(*, ruleset: RuleSet, rule_id: str) -> None:
+    _require_draft(ruleset)
+    deleted, _ = ruleset.rules.filter(rule_id=rule_id).delete()
+    if not deleted:
+        raise DomainError(f"rule set {ruleset.number} has no rule {rule_id!r}", field="id", code="not_found")
+    _touch(ruleset)
+
+
+@transaction.atomic
+def ruleset_publish(*, ruleset: RuleSet, actor=None):
+    """Make a draft current and immutable, then re-check every profile (enqueued on commit)."""
+    from .rechecks import recheck_start
+
+    ruleset = RuleSet.objects.select_for_update().get(pk=ruleset.pk)
+    _require_draft(ruleset)
+    missing = list(ruleset.rules.filter(when="", enabled=True).values_list("rule_id", flat=True))
+    if missing:
+        raise DomainError(
+            "these rules have no condition yet; write their CEL `when` (or disable them) before publishing: "
+            + ", ".join(missing),
+            field="rules",
+        )
+    try:
+        compile_ruleset(ruleset_pack(ruleset), version_id=ruleset.number)
+    except Exception as exc:
+        raise _rule_error(exc) from exc
+    ruleset.status = RuleSet.Status.PUBLISHED
+    ruleset.published_at = timezone.now()
+    ruleset.published_by = actor
+    ruleset.save(update_fields=["status", "published_at", "published_by", "updated_at"])
+    return recheck_start(cause="ruleset", ruleset=ruleset, actor=actor)
+
+
+def ruleset_compare(*, old: RuleSet, new: RuleSet) -> dict[str, Any]:
+    """Rules added, removed and changed (field by field) from ``old`` to ``new``."""
+    before = {r["id"]: r for r in ruleset_pack(old)["rules"]}
+    after = {r["id"]: r for r in ruleset_pack(new)["rules"]}
+    changed = []
+    for rule_id in sorted(set(before) & set(after)):
+        fields = {
+            name: {"from": before[rule_id].get(name), "to": after[rule_id].get(name)}
+            for name in RULE_FIELDS
+            if before[rule_id].get(name) != after[rule_id].get(name)
+        }
+        if fields:
+            changed.append({"id": rule_id, "fields": fields})
+    return {
+        "from": old.number,
+        "to": new.number,
+        "added": sorted(set(after) - set(before)),
+        "removed": sorted(set(before) - set(after)),
+        "changed": changed,
+    }
+
+
+SEED_FIELDS = {
+    "errorMessage": "message",
+    "documentation": "docs",
+    "solutions": "solutions",
+    "exampleFix": "example_fix",
+    "preventionTips": "tips",
+    "tags": "tags",
+    "githubUrl": "source",
+    "errorClass": "error_class",
+}
+
+
+@transaction.atomic
+def ruleset_import_records(*, ruleset: RuleSet, text: str) -> list[Rule]:
+    """Error records (one JSON object a line, ../shared/vllm format) become draft rules without a condition.
+
+    The records' Python snippets (validationCode, typeGuard) are documentation for the person who writes the
+    CEL condition; they are never run. Imported rules are disabled until their condition is written.
+    """
+    import json
+    import re
+
+    _require_draft(ruleset)
+    created = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DomainError(
+                f"line {number}: not JSON: {exc.msg} (column {exc.colno})", field="records"
+            ) from exc
+        record = data.get("record", data) if isinstance(data, dict) else None
+        if not isinstance(record, dict) or not record.get("errorMessage"):
+            raise DomainError(f"line {number}: not an error record (no errorMessage)", field="records")
+        rule_id = re.sub(
+            r"[^a-z0-9-]+", "-", str(record.get("slug") or record["errorMessage"]).lower()
+        ).strip("-")
+        rule_id = rule_id[:120] or f"record-{number}"
+        if ruleset.rules.filter(rule_id=rule_id).exists():
+            raise DomainError(
+                f"line {number}: rule set {ruleset.number} already has a rule {rule_id!r}", field="records"
+            )
+        raw: dict[str, Any] = {"id": rule_id, "category": "vllm", "when": "", "enabled": False}
+        raw["severity"] = (
+            record.get("severity") if record.get("severity") in ("error", "warning", "info") else "error"
+        )
+        for source, target in SEED_FIELDS.items():
+            if record.get(source) not in (None, "", []):
+                raw[target] = record[source]
+        notes = [record.get(k) for k in ("triggerScenarios", "commonSituations") if record.get(k)]
+        if notes:
+            raw["docs"] = "\n\n".join([raw.get("docs", ""), *notes]).strip()
+        position = (ruleset.rules.order_by("-position").values_list("position", flat=True).first() or 0) + 1
+        created.append(
+            Rule.objects.create(ruleset=ruleset, rule_id=rule_id, position=position, **_rule_columns(raw))
+        )
+    _touch(ruleset)
+    return created

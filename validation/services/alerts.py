@@ -1,0 +1,169 @@
+"""Alerts: a profile that became invalid is reported to its owner and its team's watchers, once.
+
+Alert rows are created in the same transaction as the state change they report (unique per recipient and
+change), so a repeated batch cannot create a second one. Sending claims a recipient's pending alerts
+(``sending``) in one short transaction before the SMTP conversation and marks them ``sent`` after it, so a
+retried or redelivered task never mails an alert twice; an SMTP failure puts them back to ``pending`` for a
+retry with backoff, and after the last attempt they are ``failed`` with the error kept for the alerts page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.db import transaction
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from ..models import Alert, AlertPreference, Recheck, VerdictChange
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+# A claim older than this belongs to a worker that died mid-send; the sweep releases it.
+CLAIM_TIMEOUT = timedelta(minutes=10)
+
+
+def alert_recipients(profile) -> list:
+    """The profile's owner and its team's watchers, without duplicates."""
+    from profiles.models import TeamMembership
+
+    User = get_user_model()
+    watcher_ids = TeamMembership.objects.filter(team_id=profile.team_id, watch=True).values("user_id")
+    return list(
+        User.objects.filter(Q(pk=profile.owner_id) | Q(pk__in=watcher_ids), is_active=True).order_by("pk")
+    )
+
+
+def alerts_create_for_change(*, change: VerdictChange, recheck: Recheck | None) -> list[Alert]:
+    recipients = alert_recipients(change.profile)
+    muted = set(
+        AlertPreference.objects.filter(user__in=recipients, email_alerts=False).values_list(
+            "user_id", flat=True
+        )
+    )
+    alerts = [
+        Alert(
+            recipient=user,
+            profile=change.profile,
+            change=change,
+            recheck=recheck,
+            state=Alert.State.SUPPRESSED if user.pk in muted else Alert.State.PENDING,
+        )
+        for user in recipients
+    ]
+    return Alert.objects.bulk_create(alerts, ignore_conflicts=True)
+
+
+def _claim(recipient_id: int, recheck_id: int | None) -> list[int]:
+    with transaction.atomic():
+        alerts = Alert.objects.select_for_update(skip_locked=True).filter(
+            recipient_id=recipient_id, state=Alert.State.PENDING
+        )
+        if recheck_id is not None:
+            alerts = alerts.filter(recheck_id=recheck_id)
+        ids = list(alerts.values_list("pk", flat=True))
+        Alert.objects.filter(pk__in=ids).update(state=Alert.State.SENDING, claimed_at=timezone.now())
+    return ids
+
+
+def pending_recipients(recheck_id: int | None = None) -> list[int]:
+    alerts = Alert.objects.filter(state=Alert.State.PENDING)
+    if recheck_id is not None:
+        alerts = alerts.filter(recheck_id=recheck_id)
+    return sorted(set(alerts.values_list("recipient_id", flat=True)))
+
+
+def alerts_send_digest(*, recipient_id: int, recheck_id: int | None = None) -> int:
+    """Send one digest to one recipient for their pending alerts (of one re-check). Returns alerts sent.
+
+    Raises the SMTP error after putting the alerts back to pending, so the task can retry with backoff.
+    """
+    ids = _claim(recipient_id, recheck_id)
+    if not ids:
+        return 0
+    alerts = list(
+        Alert.objects.filter(pk__in=ids)
+        .select_related("recipient", "profile__team", "change__release", "change__ruleset", "recheck")
+        .order_by("profile__team__slug", "profile__name")
+    )
+    recipient = alerts[0].recipient
+    message = build_digest(recipient, alerts)
+    try:
+        message.send()
+    except Exception as exc:
+        with transaction.atomic():
+            rows = Alert.objects.filter(pk__in=ids)
+            attempts = alerts[0].attempts + 1
+            final = attempts >= MAX_ATTEMPTS
+            rows.update(
+                state=Alert.State.FAILED if final else Alert.State.PENDING,
+                attempts=attempts,
+                last_error=f"{type(exc).__name__}: {exc}"[:2000],
+                claimed_at=None,
+            )
+        raise
+    Alert.objects.filter(pk__in=ids).update(state=Alert.State.SENT, sent_at=timezone.now(), last_error="")
+    return len(ids)
+
+
+def build_digest(recipient, alerts: list[Alert]) -> EmailMultiAlternatives:
+    site = settings.SITE_URL.rstrip("/")
+    items = []
+    for alert in alerts:
+        change = alert.change
+        errors = [f for f in change.appeared if f.get("severity") == "error"]
+        items.append(
+            {
+                "profile": alert.profile,
+                "url": f"{site}/profiles/{alert.profile_id}/",
+                "release": change.release.version if change.release else "",
+                "cause": change.get_cause_display(),
+                "cause_detail": change.cause_detail,
+                "errors": errors,
+            }
+        )
+    count = len(items)
+    subject = (
+        f"[vLLM Profiles] {items[0]['profile']} became invalid"
+        if count == 1
+        else f"[vLLM Profiles] {count} profiles became invalid"
+    )
+    context = {"recipient": recipient, "items": items, "site": site}
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=render_to_string("email/alert_digest.txt", context),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[recipient.email],
+        connection=get_connection(timeout=settings.EMAIL_TIMEOUT),
+    )
+    message.attach_alternative(render_to_string("email/alert_digest.html", context), "text/html")
+    return message
+
+
+def release_stale_claims() -> int:
+    """Put back alerts claimed by a worker that died before finishing its send."""
+    cutoff = timezone.now() - CLAIM_TIMEOUT
+    return Alert.objects.filter(state=Alert.State.SENDING, claimed_at__lt=cutoff).update(
+        state=Alert.State.PENDING, claimed_at=None
+    )
+
+
+def alert_preference_set(*, user, email_alerts: bool) -> AlertPreference:
+    preference, _ = AlertPreference.objects.update_or_create(
+        user=user, defaults={"email_alerts": email_alerts}
+    )
+    return preference
+
+
+def alerts_by_recipient(recheck_id: int) -> dict[int, int]:
+    counts: dict[int, int] = defaultdict(int)
+    for recipient_id in Alert.objects.filter(recheck_id=recheck_id).values_list("recipient_id", flat=True):
+        counts[recipient_id] += 1
+    return dict(counts)

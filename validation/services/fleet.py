@@ -1,0 +1,25 @@
+"""The fleet's default vLLM release: profiles follow it unless they pin one."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from ..models import FleetSettings, Recheck, VllmRelease
+from .errors import DomainError
+from .rechecks import recheck_start
+
+
+@transaction.atomic
+def fleet_set_release(*, release: VllmRelease, actor) -> Recheck | None:
+    """Move the fleet to ``release`` and re-check the profiles that follow it (None if nothing changed)."""
+    if not (actor.is_staff or actor.is_superuser):
+        raise DomainError("only staff may change the fleet's vLLM release", code="permission")
+    fleet = FleetSettings.objects.select_for_update().first()
+    if fleet is None:
+        fleet = FleetSettings(default_release=release)
+    elif fleet.default_release_id == release.pk:
+        return None
+    fleet.default_release = release
+    fleet.updated_by = actor
+    fleet.save()
+    return recheck_start(cause="release", release=release, actor=actor)

@@ -1,0 +1,55 @@
+"""Celery tasks: thin adapters over services. They take ids, re-fetch, and are safe to run twice."""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+
+from celery import shared_task
+
+from .services import alerts, rechecks
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(name="validation.recheck_fan_out", acks_late=True)
+def recheck_fan_out_task(recheck_id: int) -> int:
+    return rechecks.recheck_fan_out(recheck_id)
+
+
+@shared_task(name="validation.recheck_batch", acks_late=True, reject_on_worker_lost=True)
+def recheck_batch_task(recheck_id: int, profile_ids: list[int]) -> int:
+    return rechecks.recheck_batch(recheck_id, profile_ids).checked
+
+
+@shared_task(name="validation.alerts_send")
+def alerts_send_task(recheck_id: int | None = None) -> int:
+    """One digest task per recipient, so one failing mailbox does not hold up the others."""
+    recipients = alerts.pending_recipients(recheck_id)
+    for recipient_id in recipients:
+        alerts_send_digest_task.delay(recipient_id, recheck_id)
+    return len(recipients)
+
+
+@shared_task(
+    name="validation.alerts_send_digest",
+    bind=True,
+    autoretry_for=(smtplib.SMTPException, ConnectionError, OSError),
+    retry_backoff=5,
+    retry_backoff_max=600,
+    retry_jitter=True,
+    max_retries=alerts.MAX_ATTEMPTS - 1,
+)
+def alerts_send_digest_task(self, recipient_id: int, recheck_id: int | None = None) -> int:
+    return alerts.alerts_send_digest(recipient_id=recipient_id, recheck_id=recheck_id)
+
+
+@shared_task(name="validation.sweep", acks_late=True)
+def sweep_task() -> dict:
+    """Beat, every minute: revive stalled re-checks, apply expired waivers, re-check lagging verdicts,
+    and retry alerts that are still pending (a digest lost with a broker outage)."""
+    result = rechecks.sweep()
+    released = alerts.release_stale_claims()
+    if alerts.pending_recipients():
+        alerts_send_task.delay(None)
+    return {**result, "released_claims": released}
