@@ -1065,7 +1065,7 @@ def _parse_structured(data: dict[str, Any], *, catalog: Catalog | None) -> dict[
                 parser.unknown.append({"flag": "--" + name.replace("_", "-"), "name": name, "key": str(key)})
             else:
                 name = spec.name
-        if spec is not None and isinstance(value, str) and spec.type not in ("str", "bool"):
+        if spec is not None and isinstance(value, str) and spec.type in ("int", "float"):
             value = parser.convert(spec, value, tok)
         parser.set(name, value, tok)
     doc = parser.document()
