@@ -3,20 +3,29 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from config.metrics import metrics_view
 from profiles.api.views import ProfileViewSet, TeamViewSet
-from validation.api.views import FleetView, ReleaseViewSet, RuleSetViewSet, ValidateView
+from validation.api.alerts import AlertPreferenceView, AlertViewSet
+from validation.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
+from validation.api.rulesets import RuleSetViewSet
+from validation.api.views import ReleaseViewSet, ValidateView
 
 router = DefaultRouter()
 router.register("profiles", ProfileViewSet, basename="profile")
 router.register("teams", TeamViewSet, basename="team")
 router.register("releases", ReleaseViewSet, basename="release")
 router.register("rulesets", RuleSetViewSet, basename="ruleset")
+router.register("rechecks", RecheckViewSet, basename="recheck")
+router.register("alerts", AlertViewSet, basename="alert")
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/validate/", ValidateView.as_view(), name="api-validate"),
     path("api/v1/fleet/", FleetView.as_view(), name="api-fleet"),
+    path("api/v1/me/alert-preferences/", AlertPreferenceView.as_view(), name="api-alert-preferences"),
+    path("api/v1/releases/<str:version>/preview/", ReleasePreviewView.as_view(), name="api-release-preview"),
+    path("metrics", metrics_view, name="metrics"),
     path("api/v1/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -4,15 +4,16 @@ import django_filters
 from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from profiles import selectors, services
 from profiles.models import Profile, Team
 from validation import services as validation_services
-from validation.models import VerdictChange
+from validation.models import VerdictChange, Waiver
 
 from .serializers import (
     FindingsDocumentSerializer,
@@ -163,6 +164,19 @@ class ProfileViewSet(viewsets.ModelViewSet):
             actor=request.user, team=team, data=services.ProfileInput.from_mapping(data)
         )
         return self._output(profile, status.HTTP_201_CREATED)
+
+
+class WaiverSerializer(serializers.ModelSerializer):
+    granted_by = serializers.CharField(source="granted_by.username", read_only=True)
+    active = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Waiver
+        fields = ["id", "rule_id", "reason", "granted_by", "expires_at", "created_at", "revoked_at", "active"]
+        read_only_fields = ["id", "granted_by", "created_at", "revoked_at", "active"]
+
+    def get_active(self, obj) -> bool:
+        return obj.revoked_at is None and obj.expires_at > timezone.now()
 
 
 class TeamViewSet(

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from django.db.models import Count
 from drf_spectacular.utils import extend_schema
 from rest_framework import viewsets
 from rest_framework.response import Response
@@ -10,13 +9,7 @@ from profiles import services as profile_services
 from profiles.api.serializers import FindingsDocumentSerializer
 from validation import selectors, services
 
-from .serializers import (
-    FleetSerializer,
-    ReleaseSerializer,
-    RuleSetDetailSerializer,
-    RuleSetSerializer,
-    ValidateRequestSerializer,
-)
+from .serializers import ReleaseSerializer, ValidateRequestSerializer
 
 
 class ValidateView(APIView):
@@ -42,25 +35,3 @@ class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "fleet_release": services.fleet_release()}
-
-
-class RuleSetViewSet(viewsets.ReadOnlyModelViewSet):
-    def get_queryset(self):
-        queryset = selectors.rulesets_ordered()
-        if self.action == "list":
-            return queryset.annotate(rule_count=Count("rules"))
-        return queryset.prefetch_related("rules")
-
-    def get_serializer_class(self):
-        return RuleSetDetailSerializer if self.action == "retrieve" else RuleSetSerializer
-
-    def get_serializer_context(self):
-        return {**super().get_serializer_context(), "current_ruleset": services.ruleset_current()}
-
-
-class FleetView(APIView):
-    """The fleet's default vLLM release, which profiles follow unless they pin one."""
-
-    @extend_schema(responses=FleetSerializer)
-    def get(self, request):
-        return Response({"vllm_version": services.fleet_release().version})

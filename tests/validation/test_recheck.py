@@ -1,0 +1,206 @@
+"""Re-checks, history and alerts through the services, run inline on PostgreSQL (no worker needed here;
+tests/tasks/ runs the same pipeline with a real Celery worker on Redis)."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from profiles.models import Profile, TeamMembership
+from profiles.services import ProfileInput, profile_create, team_add_member
+from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
+from validation.models import Alert, Recheck, Verdict, VerdictChange, Waiver
+from validation.services import alerts, release_get, rulesets
+from validation.services.fleet import fleet_set_release
+from validation.services.rechecks import lagging_verdicts, recheck_batch, recheck_run_inline, recheck_start, sweep
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fleet_032(staff):
+    fleet_set_release(release=release_get("0.32.0"), actor=staff)
+    Recheck.objects.all().delete()
+
+
+def make(user, team, name, command=SEED_COMMAND, kind="collection", version=""):
+    profile, _ = profile_create(
+        actor=user,
+        team=team,
+        data=ProfileInput.from_mapping({"name": name, "kind": kind, "command": command, "vllm_version": version}),
+    )
+    return profile
+
+
+def move_fleet(version, staff):
+    recheck = fleet_set_release(release=release_get(version), actor=staff)
+    recheck_run_inline(recheck.pk)
+    recheck.refresh_from_db()
+    return recheck
+
+
+def test_seed_scenario_fleet_moves_make_profile_invalid_then_valid_with_history_and_one_alert(
+    user, staff, team, fleet_032, mailoutbox
+):
+    profile = make(user, team, "teacher")
+    assert profile.verdict.state in ("valid", "warning")
+
+    recheck = move_fleet("0.31.0", staff)
+    assert (recheck.state, recheck.total, recheck.done, recheck.newly_invalid) == ("done", 1, 1, 1)
+    verdict = Verdict.objects.get(profile=profile)
+    assert verdict.state == "invalid" and verdict.release.version == "0.31.0"
+    assert SEED_MESSAGE_031 in [f["message"] for f in verdict.findings]
+
+    # The owner and the team's watcher (staff created the team) each get one digest.
+    assert alerts.pending_recipients(recheck.pk) == sorted([user.pk, staff.pk])
+    for recipient_id in alerts.pending_recipients(recheck.pk):
+        assert alerts.alerts_send_digest(recipient_id=recipient_id, recheck_id=recheck.pk) == 1
+    assert sorted(m.to[0] for m in mailoutbox) == sorted([user.email, staff.email])
+    mail = next(m for m in mailoutbox if m.to == [user.email])
+    assert "teacher" in mail.subject
+    assert SEED_MESSAGE_031 in mail.body and f"/profiles/{profile.pk}/" in mail.body
+    html = mail.alternatives[0][0]
+    assert SEED_MESSAGE_031 in html
+    # A retried or redelivered send finds nothing left to send.
+    assert alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk) == 0
+
+    back = move_fleet("0.32.0", staff)
+    assert back.newly_valid == 1 and back.newly_invalid == 0
+    assert Verdict.objects.get(profile=profile).state in ("valid", "warning")
+    assert alerts.pending_recipients() == []
+    assert len(mailoutbox) == 2
+
+    history = list(VerdictChange.objects.filter(profile=profile).order_by("created_at", "id"))
+    assert [(h.cause, h.to_state) for h in history][1:] == [("release", "invalid"), ("release", history[2].to_state)]
+    assert history[1].cause_detail == "vLLM release 0.31.0" and history[2].cause_detail == "vLLM release 0.32.0"
+    assert SEED_MESSAGE_031 in [f["message"] for f in history[1].appeared]
+    assert SEED_MESSAGE_031 in [f["message"] for f in history[2].disappeared]
+
+
+def test_pinned_profiles_do_not_move_with_the_fleet(user, staff, team, fleet_032):
+    pinned = make(user, team, "pinned", version="0.32.0")
+    recheck = move_fleet("0.31.0", staff)
+    assert recheck.total == 0
+    assert Verdict.objects.get(profile=pinned).release.version == "0.32.0"
+
+
+def test_a_repeated_batch_changes_nothing_twice(user, staff, team, fleet_032):
+    profile = make(user, team, "teacher")
+    recheck = fleet_set_release(release=release_get("0.31.0"), actor=staff)
+    first = recheck_batch(recheck.pk, [profile.pk])
+    second = recheck_batch(recheck.pk, [profile.pk])
+    assert (first.checked, first.newly_invalid) == (1, 1)
+    assert (second.checked, second.newly_invalid) == (0, 0)
+    recheck.refresh_from_db()
+    assert (recheck.done, recheck.newly_invalid, recheck.state) == (1, 1, "done")
+    assert VerdictChange.objects.filter(profile=profile, cause="release").count() == 1
+    # One alert per recipient (the owner and the team's watcher), not one per batch run.
+    assert sorted(Alert.objects.filter(profile=profile).values_list("recipient__username", flat=True)) == ["ada", "sam"]
+
+
+def test_owner_and_watchers_get_alerts_unless_they_turned_them_off(user, staff, team, fleet_032, outsider):
+    team_add_member(actor=staff, team=team, user=outsider, role=TeamMembership.Role.WATCHER, watch=True)
+    alerts.alert_preference_set(user=outsider, email_alerts=False)
+    make(user, team, "teacher")
+    recheck = move_fleet("0.31.0", staff)
+    states = dict(Alert.objects.filter(recheck=recheck).values_list("recipient__username", "state"))
+    # staff created the team (admin, watching), the owner, and a watcher who turned alerts off.
+    assert states == {"ada": "pending", "sam": "pending", "eve": "suppressed"}
+
+
+def test_smtp_failure_puts_alerts_back_then_marks_them_failed(user, staff, team, fleet_032, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 1, 1
+    make(user, team, "teacher")
+    recheck = move_fleet("0.31.0", staff)
+    for attempt in range(1, alerts.MAX_ATTEMPTS + 1):
+        with pytest.raises(OSError):
+            alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk)
+        alert = Alert.objects.get(recipient=user)
+        assert alert.attempts == attempt and alert.last_error
+    assert alert.state == "failed"
+    assert "Connection refused" in alert.last_error or "Errno" in alert.last_error
+
+
+def test_publishing_a_rule_set_rechecks_and_breaks_exactly_the_matching_profiles(user, staff, team, fleet_032):
+    for i in range(20):
+        make(user, team, f"plain-{i}", command=f"vllm serve org/model-{i}", kind="serving")
+    for i in range(3):
+        make(user, team, f"eager-{i}", command="vllm serve org/big --enforce-eager", kind="serving")
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    rulesets.rule_save(
+        ruleset=draft,
+        data={
+            "id": "org-no-enforce-eager",
+            "category": "policy",
+            "severity": "error",
+            "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
+            "when": "has(args.enforce_eager) && args.enforce_eager == true",
+        },
+    )
+    recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
+    recheck_run_inline(recheck.pk)
+    recheck.refresh_from_db()
+    assert (recheck.total, recheck.done, recheck.newly_invalid) == (23, 23, 3)
+    invalid = set(Verdict.objects.filter(state="invalid").values_list("profile__name", flat=True))
+    assert invalid == {"eager-0", "eager-1", "eager-2"}
+    assert set(Alert.objects.values_list("profile__name", flat=True)) == invalid
+    # Every verdict now records the new rule set, so the sweep finds nothing lagging.
+    assert not lagging_verdicts().exists()
+    assert sweep()["lagging"] == 0
+
+
+def test_lagging_verdicts_are_found_by_the_sweep(user, staff, team, fleet_032):
+    make(user, team, "teacher")
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    # Published without its re-check reaching a worker (e.g. the broker was down): rows are marked, not run.
+    recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
+    Recheck.objects.filter(pk=recheck.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    assert sweep()["revived"] == 1
+    recheck_run_inline(recheck.pk)
+    assert not lagging_verdicts().exists()
+
+
+def test_waiver_is_honoured_shown_and_its_expiry_is_a_state_change(user, staff, team, fleet_032):
+    profile = make(user, team, "teacher")
+    move_fleet("0.31.0", staff)
+    rule_id = next(f["rule"] for f in Verdict.objects.get(profile=profile).findings if f["message"] == SEED_MESSAGE_031)
+    from validation.services.waivers import waiver_grant
+
+    with pytest.raises(Exception, match="admins or staff"):
+        waiver_grant(actor=user, profile=profile, rule_id=rule_id, reason="r", expires_at=timezone.now() + timedelta(days=1))
+    waiver = waiver_grant(
+        actor=staff, profile=profile, rule_id=rule_id, reason="known, fixed in the next rollout",
+        expires_at=timezone.now() + timedelta(days=1),
+    )
+    # The waiver's re-check runs after commit; run the marked verdict now as the worker would.
+    recheck = Recheck.objects.filter(cause="waiver").latest("created_at")
+    recheck_run_inline(recheck.pk)
+    verdict = Verdict.objects.get(profile=profile)
+    waived = [f for f in verdict.findings if f["rule"] == rule_id]
+    assert waived and waived[0]["waived"] is True
+    assert verdict.state != "invalid"
+
+    Waiver.objects.filter(pk=waiver.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert sweep()["waiver_rechecks"] == 1
+    recheck_run_inline(Recheck.objects.filter(cause="waiver").latest("created_at").pk)
+    assert Verdict.objects.get(profile=profile).state == "invalid"
+    last = VerdictChange.objects.filter(profile=profile).latest("created_at")
+    assert last.cause == "waiver" and last.to_state == "invalid"
+
+
+def test_deleting_a_profile_during_a_recheck_does_not_stall_it(user, staff, team, fleet_032):
+    a = make(user, team, "a")
+    make(user, team, "b")
+    recheck = fleet_set_release(release=release_get("0.31.0"), actor=staff)
+    Profile.objects.filter(pk=a.pk).delete()
+    recheck_run_inline(recheck.pk)
+    recheck.refresh_from_db()
+    assert recheck.state == "done"
+
+
+def test_recheck_start_covers_every_profile_by_default(user, staff, team, fleet_032):
+    make(user, team, "a")
+    make(user, team, "b", version="0.32.0")
+    recheck = recheck_start(cause="manual")
+    assert recheck.total == 2

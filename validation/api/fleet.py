@@ -1,0 +1,49 @@
+"""The fleet's default release, re-checks, and the upgrade preview."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from validation import services
+from validation.models import Recheck
+from validation.services import previews
+from validation.services.fleet import fleet_set_release
+
+from .serializers import FleetSerializer, RecheckSerializer
+
+
+class FleetView(APIView):
+    """The fleet's default vLLM release, which profiles follow unless they pin one."""
+
+    @extend_schema(responses=FleetSerializer)
+    def get(self, request):
+        return Response({"vllm_version": services.fleet_release().version})
+
+    @extend_schema(request=FleetSerializer, responses={202: dict, 200: dict})
+    def put(self, request):
+        """Staff: move the fleet to another release; the profiles that follow it are re-checked."""
+        serializer = FleetSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        release = services.release_get(serializer.validated_data["vllm_version"])
+        recheck = fleet_set_release(release=release, actor=request.user)
+        if recheck is None:
+            return Response({"vllm_version": release.version, "recheck": None})
+        return Response(
+            {"vllm_version": release.version, "recheck": recheck.pk}, status=status.HTTP_202_ACCEPTED
+        )
+
+
+class RecheckViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = RecheckSerializer
+    queryset = Recheck.objects.select_related("ruleset", "release").order_by("-created_at")
+
+
+class ReleasePreviewView(APIView):
+    """Every profile evaluated as if moved to this release; nothing changes."""
+
+    @extend_schema(responses={200: dict})
+    def get(self, request, version: str):
+        return Response(previews.preview(release=services.release_get(version)))

@@ -1,0 +1,154 @@
+"""Rule sets: read every version; drafts are edited, previewed (impact) and published."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+
+from validation import selectors, services
+from validation.models import RuleSet
+from validation.services import previews, rulesets
+
+from .serializers import RecheckSerializer, RuleSerializer, RuleSetDetailSerializer, RuleSetSerializer
+
+
+class StaffWritesRules(BasePermission):
+    """Everyone signed in reads rule sets; staff draft, edit and publish them."""
+
+    def has_permission(self, request, view):
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return bool(request.user and request.user.is_authenticated)
+        return bool(request.user and request.user.is_staff)
+
+
+class DraftRequestSerializer(serializers.Serializer):
+    based_on = serializers.IntegerField(
+        required=False, help_text="Rule-set number to copy (default: current)"
+    )
+    notes = serializers.CharField(required=False, allow_blank=True)
+
+
+class RuleWriteSerializer(serializers.Serializer):
+    id = serializers.SlugField(max_length=120)
+    title = serializers.CharField(required=False, allow_blank=True)
+    category = serializers.ChoiceField(choices=["vllm", "policy", "catalog"], required=False)
+    severity = serializers.ChoiceField(choices=["error", "warning", "info"], required=False)
+    message = serializers.CharField(required=False)
+    when = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    versions = serializers.CharField(required=False, allow_blank=True)
+    kinds = serializers.ListField(child=serializers.CharField(), required=False)
+    fields = serializers.ListField(child=serializers.CharField(), required=False)
+    needs = serializers.ListField(child=serializers.CharField(), required=False)
+    solutions = serializers.ListField(child=serializers.CharField(), required=False)
+    tips = serializers.ListField(child=serializers.CharField(), required=False)
+    tags = serializers.ListField(child=serializers.CharField(), required=False)
+    example_fix = serializers.CharField(required=False, allow_blank=True)
+    docs = serializers.CharField(required=False, allow_blank=True)
+    source = serializers.CharField(required=False, allow_blank=True)
+    error_class = serializers.CharField(required=False, allow_blank=True)
+    fix = serializers.DictField(required=False, allow_null=True)
+    enabled = serializers.BooleanField(required=False)
+
+
+class RecordsSerializer(serializers.Serializer):
+    records = serializers.CharField(help_text="Error records, one JSON object a line", trim_whitespace=False)
+
+
+class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    permission_classes = [StaffWritesRules]
+
+    def get_queryset(self):
+        queryset = selectors.rulesets_ordered()
+        if self.action == "list":
+            return queryset.annotate(rule_count=Count("rules"))
+        return queryset.prefetch_related("rules")
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return DraftRequestSerializer
+        return RuleSetDetailSerializer if self.action == "retrieve" else RuleSetSerializer
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "current_ruleset": services.ruleset_current()}
+
+    def _detail(self, ruleset, code=status.HTTP_200_OK):
+        ruleset = RuleSet.objects.prefetch_related("rules").get(pk=ruleset.pk)
+        return Response(
+            RuleSetDetailSerializer(ruleset, context=self.get_serializer_context()).data, status=code
+        )
+
+    @extend_schema(request=DraftRequestSerializer, responses={201: RuleSetDetailSerializer})
+    def create(self, request, *args, **kwargs):
+        """A new draft: a copy of the current rule set (or of ``based_on``)."""
+        serializer = DraftRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        based_on = serializer.validated_data.get("based_on")
+        source = get_object_or_404(RuleSet, number=based_on) if based_on else None
+        draft = rulesets.ruleset_draft_create(
+            actor=request.user, based_on=source, notes=serializer.validated_data.get("notes", "")
+        )
+        return self._detail(draft, status.HTTP_201_CREATED)
+
+    @extend_schema(request=RuleWriteSerializer, responses={200: RuleSerializer})
+    @action(detail=True, methods=["post"], url_path="rules")
+    def save_rule(self, request, pk=None):
+        """Add a rule to a draft, or change one (by id); its CEL is compiled before it is saved."""
+        serializer = RuleWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rule = rulesets.rule_save(
+            ruleset=self.get_object(), data=serializer.validated_data, actor=request.user
+        )
+        return Response(RuleSerializer(rule).data)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["delete"], url_path=r"rules/(?P<rule_id>[-a-zA-Z0-9_]+)")
+    def delete_rule(self, request, pk=None, rule_id=None):
+        rulesets.rule_delete(ruleset=self.get_object(), rule_id=rule_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=RecordsSerializer, responses={201: RuleSerializer(many=True)})
+    @action(detail=True, methods=["post"], url_path="import-records")
+    def import_records(self, request, pk=None):
+        """Error records (../shared/vllm format) become disabled draft rules awaiting a CEL condition."""
+        serializer = RecordsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        created = rulesets.ruleset_import_records(
+            ruleset=self.get_object(), text=serializer.validated_data["records"]
+        )
+        return Response(RuleSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None, responses={202: inline_serializer("Published", {"recheck": serializers.IntegerField()})}
+    )
+    @action(detail=True, methods=["post"])
+    def publish(self, request, pk=None):
+        """Make the draft current and immutable; every profile is re-checked in the background."""
+        recheck = rulesets.ruleset_publish(ruleset=self.get_object(), actor=request.user)
+        return Response(
+            {"recheck": recheck.pk, "ruleset": recheck.ruleset.number}, status=status.HTTP_202_ACCEPTED
+        )
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"])
+    def impact(self, request, pk=None):
+        """Dry run of this rule set over every stored profile: who would become invalid, valid, or change."""
+        return Response(previews.preview(ruleset=self.get_object()))
+
+    @extend_schema(
+        parameters=[OpenApiParameter("other", int, OpenApiParameter.PATH, description="rule-set number")],
+        responses={200: dict},
+    )
+    @action(detail=True, methods=["get"], url_path=r"compare/(?P<other>[0-9]+)")
+    def compare(self, request, pk=None, other=None):
+        """Rules added, removed and changed from rule set ``other`` (a number) to this one."""
+        return Response(
+            rulesets.ruleset_compare(old=get_object_or_404(RuleSet, number=other), new=self.get_object())
+        )
+
+
+__all__ = ["RecheckSerializer", "RuleSetViewSet"]
