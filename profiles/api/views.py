@@ -14,6 +14,7 @@ from profiles import selectors, services
 from profiles.models import Profile, Team
 from validation import services as validation_services
 from validation.models import VerdictChange, Waiver
+from validation.services import waivers as waiver_services
 
 from .serializers import (
     FindingsDocumentSerializer,
@@ -56,6 +57,19 @@ class ProfileFilter(django_filters.FilterSet):
         return queryset.filter(
             Q(name__icontains=value) | Q(model_name__icontains=value) | Q(description__icontains=value)
         )
+
+
+class WaiverSerializer(serializers.ModelSerializer):
+    granted_by = serializers.CharField(source="granted_by.username", read_only=True)
+    active = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Waiver
+        fields = ["id", "rule_id", "reason", "granted_by", "expires_at", "created_at", "revoked_at", "active"]
+        read_only_fields = ["id", "granted_by", "created_at", "revoked_at", "active"]
+
+    def get_active(self, obj) -> bool:
+        return obj.revoked_at is None and obj.expires_at > timezone.now()
 
 
 class ProfileViewSet(viewsets.ModelViewSet):
@@ -165,18 +179,29 @@ class ProfileViewSet(viewsets.ModelViewSet):
         )
         return self._output(profile, status.HTTP_201_CREATED)
 
+    @extend_schema(
+        request=WaiverSerializer, responses={200: WaiverSerializer(many=True), 201: WaiverSerializer}
+    )
+    @action(detail=True, methods=["get", "post"])
+    def waivers(self, request, pk=None):
+        """A waiver exempts this profile from one rule until it expires; waived findings stay visible."""
+        profile = self.get_object()
+        if request.method == "GET":
+            return Response(WaiverSerializer(profile.waivers.select_related("granted_by"), many=True).data)
+        serializer = WaiverSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        waiver = waiver_services.waiver_grant(
+            actor=request.user, profile=profile, **serializer.validated_data
+        )
+        return Response(WaiverSerializer(waiver).data, status=status.HTTP_201_CREATED)
 
-class WaiverSerializer(serializers.ModelSerializer):
-    granted_by = serializers.CharField(source="granted_by.username", read_only=True)
-    active = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Waiver
-        fields = ["id", "rule_id", "reason", "granted_by", "expires_at", "created_at", "revoked_at", "active"]
-        read_only_fields = ["id", "granted_by", "created_at", "revoked_at", "active"]
-
-    def get_active(self, obj) -> bool:
-        return obj.revoked_at is None and obj.expires_at > timezone.now()
+    @extend_schema(request=None, responses={200: WaiverSerializer})
+    @action(detail=True, methods=["post"], url_path=r"waivers/(?P<waiver_id>[0-9]+)/revoke")
+    def revoke_waiver(self, request, pk=None, waiver_id=None):
+        waiver = get_object_or_404(Waiver, pk=waiver_id, profile=self.get_object())
+        return Response(
+            WaiverSerializer(waiver_services.waiver_revoke(actor=request.user, waiver=waiver)).data
+        )
 
 
 class TeamViewSet(
