@@ -8,11 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from validation.engine.catalog import Catalog
 from validation.engine.parse import parse_any, parse_command, parse_config_yaml, parse_json
 from validation.engine.render import RenderError, render_command, render_json, render_yaml
 from validation.engine.types import ParseError
 
-from .test_parse import CATALOG, OLD_CATALOG, SEED, SEED_ARGS
+from .test_parse import CATALOG, OLD_CATALOG, REAL_CATALOG_PATH, SEED, SEED_ARGS
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -147,7 +148,7 @@ def test_yaml_round_trip_without_a_catalog(doc):
     assert core(parse_config_yaml(render_yaml(doc))) == doc
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=50)
 @given(catalog_docs())
 def test_json_round_trip(doc):
     assert core(parse_json(render_json(doc), catalog=CATALOG)) == doc
@@ -251,3 +252,65 @@ def test_a_rendered_command_is_valid_shell():
     assert core(parse_command(text, catalog=CATALOG)) == doc
     with pytest.raises(ParseError):
         parse_command(text.replace("'\"'\"'", "'"), catalog=CATALOG)
+
+
+# ------------------------------------------------------------------------------------- real catalogs
+
+CATALOG_DIR = REAL_CATALOG_PATH.parent
+# The oldest release (it drops 'key: false' in config files), the seed's, and the newest (with 0.33's
+# --enable-x/--disable-x pairs).
+REAL_VERSIONS = ["0.20.0", "0.31.0", "0.34.0"]
+
+
+def _samples(spec):
+    if spec.optional_value:
+        return [True, "abc"]
+    if spec.type == "bool":
+        return [True, False] if spec.negative_flags else [True]
+    if spec.type == "list":
+        item = {"int": 3, "float": 0.5, "json": "x"}.get(spec.item_type or "str", "abc")
+        return [[item]] if spec.repeatable else [[item, item]]
+    return {
+        "int": [7, -1],
+        "float": [0.5],
+        "str": ["abc_d"],
+        "json": [{"a": {"b": [1, 2.5, None]}}, "x" if spec.json_or_str else [1]],
+    }[spec.type]
+
+
+@pytest.mark.parametrize("version", REAL_VERSIONS)
+def test_every_argument_of_a_real_catalog_round_trips(version):
+    path = CATALOG_DIR / f"{version}.json"
+    if not path.exists():
+        pytest.skip(f"{path.name} has not been generated")
+    catalog = Catalog.load(path)
+    checked = 0
+    for spec in catalog.arguments:
+        if spec.name in ("model", "config", "spec_method", "spec_model", "spec_tokens"):
+            continue  # the model slot, the config file, and the shorthands folded into speculative_config
+        for value in _samples(spec):
+            doc = {"model": {"name": "m"}, "args": {spec.name: value}, "env": {"A": "1"}}
+            parsed = parse_command(render_command(doc, catalog=catalog), catalog=catalog)
+            assert (core(parsed), parsed["unknown"]) == (doc, []), spec.name
+            try:
+                text = render_yaml(doc, catalog=catalog)
+            except RenderError:
+                assert value is False and version < "0.28.0", spec.name  # vLLM < 0.28 drops 'key: false'
+                continue
+            parsed = parse_config_yaml(text, catalog=catalog)
+            assert (core(parsed), parsed["unknown"]) == (doc, []), spec.name
+            checked += 1
+    assert checked > 200
+
+
+def test_enable_disable_pairs_of_0_33():
+    path = CATALOG_DIR / "0.33.0.json"
+    if not path.exists():
+        pytest.skip("0.33.0.json has not been generated")
+    catalog = Catalog.load(path)
+    for flag in ("--disable-auto-tool-choice", "--no-enable-auto-tool-choice"):
+        assert parse_command(f"vllm serve m {flag}", catalog=catalog)["args"] == {
+            "enable_auto_tool_choice": False
+        }
+    doc = {"model": {"name": "m"}, "args": {"enable_auto_tool_choice": False}}
+    assert "--disable-auto-tool-choice" in render_command(doc, catalog=catalog)

@@ -71,8 +71,10 @@ def _positive_flag(spec: ArgSpec) -> str:
 
 
 def _negative_flag(spec: ArgSpec) -> str | None:
-    negatives = list(spec.negative_flags)
-    preferred = [f for f in negatives if f.startswith("--no-")]
+    """The flag vLLM's help shows for False: ``--disable-x`` of 0.33+ enable/disable pairs, or ``--no-x``."""
+    visible = [f for f in spec.negative_flags if f not in spec.hidden_aliases]
+    negatives = visible or list(spec.negative_flags)
+    preferred = [f for f in negatives if f.startswith("--")]
     return (preferred or negatives or [None])[0]
 
 
