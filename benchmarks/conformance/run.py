@@ -1,0 +1,475 @@
+#!/usr/bin/env python
+"""Conformance run: what REAL vLLM says about each case, next to what the product says.
+
+  python benchmarks/conformance/run.py                       # all releases named in cases/*.yaml
+  python benchmarks/conformance/run.py --releases 0.31.0     # one release
+  python benchmarks/conformance/run.py --reuse-vllm          # don't re-run vLLM: read vllm_verdicts/<release>.json
+  python benchmarks/conformance/run.py --product none        # record vLLM's verdicts only
+
+For each release: one subprocess in that release's venv (setup_env.sh) runs every case through
+vllm_verdict.py; the verdicts are written to vllm_verdicts/<release>.json (ground truth for rule writers).
+Then the product is asked for its verdict on each case (pluggable, see PRODUCTS), and an agreement
+table is printed and written to RESULTS.md.
+
+Agreement: same refuse/accept decision; and when vLLM refuses with a config error (anything after
+argument parsing), one of the product's error findings carries vLLM's message, compared after
+normalising whitespace, where `{...}` placeholders in the product's message match any text.
+Needs only the standard library and PyYAML (run it with the product's .venv python or any python3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CONF_DIR = os.environ.get("VLLM_CONF_DIR", "/work/vllm-conf")
+VERDICT_DIR = os.path.join(HERE, "vllm_verdicts")
+RESULTS = os.path.join(HERE, "RESULTS.md")
+# Stages of vllm_verdict.py after which a refusal is a "config error" whose message must be matched.
+CONFIG_STAGES = {"validate", "dispatch", "engine_args", "config"}
+# Per-case keys of a vLLM verdict that are kept in vllm_verdicts/<release>.json (timings are not: they churn).
+KEEP = (
+    "id",
+    "command",
+    "kind",
+    "ok",
+    "stage",
+    "error_class",
+    "message",
+    "raised_at",
+    "wrapped_in",
+    "exit_code",
+    "dispatch",
+)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Cases
+
+
+def load_cases(pattern: str | None = None) -> list[dict]:
+    cases, seen = [], set()
+    for path in sorted(glob.glob(os.path.join(HERE, "cases", "*.yaml"))):
+        doc = yaml.safe_load(open(path)) or {}
+        for c in doc.get("cases", []):
+            rel = c.get("releases") or c.get("release") or doc.get("releases") or doc.get("release")
+            rel = [rel] if isinstance(rel, str) else [str(r) for r in rel]
+            case = {
+                "id": c["id"],
+                "command": " ".join(str(c["command"]).split()),
+                "kind": c.get("kind") or doc.get("kind") or "serving",
+                "releases": rel,
+                "file": os.path.basename(path),
+                "note": c.get("note"),
+            }
+            if case["id"] in seen:
+                raise SystemExit(f"duplicate case id {case['id']} in {path}")
+            seen.add(case["id"])
+            if pattern is None or re.search(pattern, case["id"]):
+                cases.append(case)
+    return cases
+
+
+def release_key(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+# --------------------------------------------------------------------------------------------------------
+# vLLM side
+
+
+def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
+    py = os.path.join(CONF_DIR, f"venv-{release}", "bin", "python")
+    if not os.path.exists(py):
+        raise SystemExit(f"no venv for vLLM {release}: run benchmarks/conformance/setup_env.sh {release}")
+    with tempfile.TemporaryDirectory() as tmp:
+        cin, cout, log = (os.path.join(tmp, n) for n in ("cases.json", "verdicts.json", "stderr.log"))
+        json.dump({"cases": [{"id": c["id"], "command": c["command"]} for c in cases]}, open(cin, "w"))
+        cmd = [py, os.path.join(HERE, "vllm_verdict.py"), "--cases", cin, "--out", cout]
+        if no_fork:
+            cmd.append("--no-fork")
+        t0 = time.perf_counter()
+        with open(log, "w") as lf:
+            proc = subprocess.run(
+                cmd, stdout=subprocess.DEVNULL, stderr=lf, env={**os.environ, "VLLM_CONF_DIR": CONF_DIR}
+            )
+        if proc.returncode != 0 or not os.path.exists(cout):
+            sys.stderr.write(open(log).read()[-5000:])
+            raise SystemExit(f"vllm_verdict.py failed for {release} (exit {proc.returncode})")
+        doc = json.load(open(cout))
+        doc["harness"]["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    by_id = {c["id"]: c for c in cases}
+    verdicts = []
+    for v in doc["verdicts"]:
+        c = by_id[v["id"]]
+        v = {**v, "command": c["command"], "kind": c["kind"]}
+        verdicts.append({k: v[k] for k in KEEP if k in v and v[k] is not None or k in ("ok",)})
+    return {
+        "vllm_version": doc["vllm_version"],
+        "generated_by": "benchmarks/conformance/run.py",
+        "harness": doc["harness"],
+        "verdicts": verdicts,
+    }
+
+
+def save_vllm(release: str, doc: dict) -> str:
+    os.makedirs(VERDICT_DIR, exist_ok=True)
+    path = os.path.join(VERDICT_DIR, f"{release}.json")
+    stable = {
+        **doc,
+        "harness": {
+            k: v
+            for k, v in doc["harness"].items()
+            if k not in ("import_seconds", "cases_seconds", "wall_seconds")
+        },
+    }
+    with open(path, "w") as f:
+        json.dump(stable, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    return path
+
+
+# --------------------------------------------------------------------------------------------------------
+# Product side (pluggable)
+
+
+@dataclass
+class ProductVerdict:
+    status: str  # "accept" | "refuse" | "unparsed" | "unavailable" | "error"
+    findings: list[dict] = field(default_factory=list)
+    raw: str = ""
+
+    @property
+    def errors(self) -> list[dict]:
+        return [f for f in self.findings if f.get("severity") == "error"]
+
+
+class Product:
+    name = "none"
+
+    def available(self) -> tuple[bool, str]:
+        return False, "no product adapter selected (--product none)"
+
+    def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
+        return ProductVerdict("unavailable")
+
+
+class LintCommand(Product):
+    """`python manage.py lint --vllm-version V --kind K --format json -` with the command on stdin.
+    Exit 0: no error finding; 1: error findings; 2: input could not be parsed / version unknown."""
+
+    name = "lint"
+
+    def __init__(self, python: str, manage: str):
+        self.python, self.manage = python, manage
+
+    def available(self) -> tuple[bool, str]:
+        if not (os.path.exists(self.python) and os.path.exists(self.manage)):
+            return False, f"{self.python} or {self.manage} missing"
+        p = subprocess.run(
+            [self.python, self.manage, "help", "lint"],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(self.manage),
+        )
+        if p.returncode != 0:
+            return False, "`manage.py lint` is not available yet: " + (p.stderr.strip().splitlines() or [""])[
+                -1
+            ]
+        return True, "manage.py lint"
+
+    def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
+        p = subprocess.run(
+            [
+                self.python,
+                self.manage,
+                "lint",
+                "--vllm-version",
+                release,
+                "--kind",
+                kind,
+                "--format",
+                "json",
+                "-",
+            ],
+            input=command,
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(self.manage),
+        )
+        try:
+            doc = json.loads(p.stdout) if p.stdout.strip() else {}
+        except json.JSONDecodeError:
+            doc = {}
+        findings = doc.get("findings", []) if isinstance(doc, dict) else []
+        status = {0: "accept", 1: "refuse", 2: "unparsed"}.get(p.returncode, "error")
+        raw = (p.stdout if status != "error" else p.stderr)[-2000:]
+        if status == "unparsed" and not findings:
+            raw = (p.stderr or p.stdout).strip()[-500:]
+        return ProductVerdict(status, findings, raw)
+
+
+class ValidateApi(Product):
+    """POST {base}/api/v1/validate/ {"kind", "vllm_version", "command"} (optionally with a token)."""
+
+    name = "api"
+
+    def __init__(self, base: str, token: str | None):
+        self.base, self.token = base.rstrip("/"), token
+
+    def _post(self, body: dict) -> tuple[int, dict]:
+        req = urllib.request.Request(
+            f"{self.base}/api/v1/validate/",
+            data=json.dumps(body).encode(),
+            headers={
+                "Content-Type": "application/json",
+                **({"Authorization": f"Token {self.token}"} if self.token else {}),
+            },
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            try:
+                return e.code, json.loads(e.read() or b"{}")
+            except json.JSONDecodeError:
+                return e.code, {}
+
+    def available(self) -> tuple[bool, str]:
+        try:
+            self._post({})
+            return True, f"{self.base}/api/v1/validate/"
+        except Exception as e:  # noqa: BLE001
+            return False, f"{self.base} not reachable: {e}"
+
+    def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
+        code, doc = self._post({"kind": kind, "vllm_version": release, "command": command})
+        if code == 400:
+            return ProductVerdict("unparsed", doc.get("findings", []), json.dumps(doc)[:500])
+        if code != 200:
+            return ProductVerdict("error", [], json.dumps(doc)[:500])
+        findings = doc.get("findings", [])
+        return ProductVerdict("refuse" if not doc.get("valid", True) else "accept", findings)
+
+
+def make_product(opts) -> Product:
+    if opts.product == "none":
+        return Product()
+    if opts.product == "api":
+        return ValidateApi(opts.api_url, opts.api_token)
+    return LintCommand(opts.product_python, opts.manage)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Comparison
+
+
+def norm(s: str | None) -> str:
+    return " ".join((s or "").split())
+
+
+def message_matches(vllm_msg: str, product_msg: str) -> bool:
+    v, p = norm(vllm_msg), norm(product_msg)
+    if not v or not p:
+        return False
+    if v == p:
+        return True
+    # product messages may keep f-string placeholders: {x}, {self.x!r}, {x=} ... match any text there
+    pieces = re.split(r"\{[^{}]*\}", p)
+    if len(pieces) > 1:
+        rx = ".*?".join(re.escape(x) for x in pieces)
+        if re.fullmatch(rx, v, flags=re.S):
+            return True
+    # a multi-error vLLM message (pydantic may report several) matches if one of its lines does
+    lines = [norm(x) for x in (vllm_msg or "").split("\n") if x.strip()]
+    return len(lines) > 1 and any(message_matches(x, product_msg) for x in lines)
+
+
+def compare(v: dict, p: ProductVerdict) -> tuple[str, str | None]:
+    """-> (agree: 'yes' | 'no' | 'n/a', matching finding's rule/message or None)"""
+    if p.status in ("unavailable",):
+        return "n/a", None
+    v_refuse = not v["ok"]
+    if p.status not in ("accept", "refuse"):
+        return "no", None
+    if v_refuse != (p.status == "refuse"):
+        return "no", None
+    if not v_refuse:
+        return "yes", None
+    if v.get("stage") in CONFIG_STAGES:
+        for f in p.errors:
+            if message_matches(v.get("message") or "", f.get("message") or ""):
+                return "yes", f.get("rule") or f.get("message")
+        return "no", None  # refused, but not for vLLM's reason
+    f = p.errors[0] if p.errors else None
+    return "yes", (f.get("rule") or f.get("message")) if f else None
+
+
+# --------------------------------------------------------------------------------------------------------
+# Report
+
+
+def md_escape(s: str, limit: int = 220) -> str:
+    s = norm(s)
+    if len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return s.replace("|", "\\|")
+
+
+def vllm_cell(v: dict) -> str:
+    if v["ok"]:
+        return "accept"
+    what = f"refuse ({v.get('stage')}) {v.get('error_class')}: {v.get('message')}"
+    return md_escape(what)
+
+
+def product_cell(p: ProductVerdict, match: str | None) -> str:
+    if p.status == "unavailable":
+        return "n/a"
+    if p.status in ("unparsed", "error"):
+        return md_escape(f"{p.status}: {p.raw}")
+    if p.status == "accept":
+        return "accept"
+    shown = match or "; ".join(f"{f.get('rule')}: {f.get('message')}" for f in p.errors[:2])
+    return md_escape(f"refuse: {shown}")
+
+
+def summarize_vllm(vs: list[dict]) -> str:
+    acc = sum(1 for v in vs if v["ok"])
+    stages: dict[str, int] = {}
+    for v in vs:
+        if not v["ok"]:
+            stages[v.get("stage") or "?"] = stages.get(v.get("stage") or "?", 0) + 1
+    st = ", ".join(f"{k} {n}" for k, n in sorted(stages.items(), key=lambda kv: -kv[1]))
+    return f"{len(vs)} cases: vLLM accepts {acc}, refuses {len(vs) - acc} ({st})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="vLLM conformance: real vLLM verdicts vs the product's")
+    ap.add_argument("--releases", help="comma-separated; default: every release named in cases/*.yaml")
+    ap.add_argument("--only", help="regex on case ids")
+    ap.add_argument(
+        "--reuse-vllm", action="store_true", help="read vllm_verdicts/<release>.json instead of running vLLM"
+    )
+    ap.add_argument("--no-fork", action="store_true", help="pass --no-fork to vllm_verdict.py")
+    ap.add_argument("--product", choices=["lint", "api", "none"], default="lint")
+    ap.add_argument("--product-python", default=os.path.join(REPO, ".venv", "bin", "python"))
+    ap.add_argument("--manage", default=os.path.join(REPO, "manage.py"))
+    ap.add_argument("--api-url", default="http://127.0.0.1:8000")
+    ap.add_argument("--api-token", default=os.environ.get("VLLM_PROFILES_TOKEN"))
+    ap.add_argument("--jobs", type=int, default=2, help="parallel product calls")
+    ap.add_argument("--results", default=RESULTS)
+    opts = ap.parse_args()
+
+    cases = load_cases(opts.only)
+    releases = sorted({r for c in cases for r in c["releases"]}, key=release_key)
+    if opts.releases:
+        releases = [r.strip() for r in opts.releases.split(",")]
+
+    product = make_product(opts)
+    p_ok, p_desc = product.available()
+    print(f"product: {p_desc}" if p_ok else f"product unavailable: {p_desc}", file=sys.stderr)
+
+    sections, summaries = [], []
+    for rel in releases:
+        rcases = [c for c in cases if rel in c["releases"]]
+        if not rcases:
+            continue
+        vpath = os.path.join(VERDICT_DIR, f"{rel}.json")
+        if opts.reuse_vllm:
+            vdoc = json.load(open(vpath))
+            known = {v["id"]: v for v in vdoc["verdicts"]}
+            missing = [c["id"] for c in rcases if c["id"] not in known]
+            if missing:
+                raise SystemExit(
+                    f"{vpath} lacks {len(missing)} cases (e.g. {missing[:3]}); run without --reuse-vllm"
+                )
+        else:
+            print(f"[{rel}] asking vLLM about {len(rcases)} cases ...", file=sys.stderr, flush=True)
+            vdoc = run_vllm(rel, rcases, opts.no_fork)
+            if opts.only is None:
+                save_vllm(rel, vdoc)
+            else:  # partial run: merge into the stored file
+                old = json.load(open(vpath)) if os.path.exists(vpath) else {**vdoc, "verdicts": []}
+                merged = {v["id"]: v for v in old["verdicts"]}
+                merged.update({v["id"]: v for v in vdoc["verdicts"]})
+                order = [c["id"] for c in load_cases() if rel in c["releases"]]
+                save_vllm(rel, {**vdoc, "verdicts": [merged[i] for i in order if i in merged]})
+            h = vdoc["harness"]
+            print(
+                f"[{rel}] vLLM import {h.get('import_seconds')} s, {len(rcases)} cases in "
+                f"{h.get('cases_seconds')} s ({h.get('isolation')})",
+                file=sys.stderr,
+            )
+            known = {v["id"]: v for v in vdoc["verdicts"]}
+
+        verdicts = [known[c["id"]] for c in rcases]
+        if p_ok:
+            with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
+                pvs = list(pool.map(lambda c: product.verdict(rel, c["kind"], c["command"]), rcases))
+        else:
+            pvs = [ProductVerdict("unavailable") for _ in rcases]
+
+        rows, agree_n, judged = [], 0, 0
+        for c, v, p in zip(rcases, verdicts, pvs):
+            agree, match = compare(v, p)
+            if agree != "n/a":
+                judged += 1
+                agree_n += agree == "yes"
+            rows.append(f"| `{c['id']}` | {rel} | {vllm_cell(v)} | {product_cell(p, match)} | {agree} |")
+        line = f"**{rel}**: {summarize_vllm(verdicts)}; " + (
+            f"product agrees on {agree_n}/{judged}" if judged else "product not run"
+        )
+        summaries.append(line)
+        sections.append(
+            "\n".join(
+                [
+                    f"## vLLM {rel}",
+                    "",
+                    line,
+                    "",
+                    "| case | release | vLLM verdict | product verdict (matching finding) | agree? |",
+                    "|---|---|---|---|---|",
+                    *rows,
+                    "",
+                ]
+            )
+        )
+        print(line, file=sys.stderr)
+
+    head = [
+        "# Conformance: real vLLM verdicts vs the product's",
+        "",
+        "Generated by `benchmarks/conformance/run.py` (see README.md). vLLM's verdict comes from the release's own "
+        "`vllm serve` parser and `create_engine_config()` on a stand-in 8 x H100 node; the product's from "
+        f"{'`' + p_desc + '`' if p_ok else 'nothing yet (' + p_desc + ')'}.",
+        "",
+        "Agreement = same refuse/accept decision, and for refusals after argument parsing one of the product's "
+        "error findings has vLLM's message (whitespace-normalised; `{...}` placeholders match any text).",
+        "",
+        *[f"- {s}" for s in summaries],
+        "",
+    ]
+    text = "\n".join(head + sections)
+    with open(opts.results, "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Create a throw-away venv with one vLLM release installed from its wheel, CPU torch, and only the
+# CPU-side requirements needed to import vLLM's CLI and run EngineArgs.create_engine_config().
+#
+#   benchmarks/conformance/setup_env.sh 0.31.0 [0.32.0 ...]
+#
+# Venvs, the stand-in model and the stub libcuda go under $VLLM_CONF_DIR (default /work/vllm-conf),
+# never into the product's .venv.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CONF_DIR="${VLLM_CONF_DIR:-/work/vllm-conf}"
+WHEELS="${VLLM_WHEELS:-/work/vllm-src/wheels}"
+PY="${PYTHON:-python3.11}"
+TORCH_VERSION="${TORCH_VERSION:-2.13.0}"   # the CPU build on this machine's disk (pip takes it)
+TRITON_VERSION="${TRITON_VERSION:-3.8.0}"
+
+[ $# -ge 1 ] || { echo "usage: $0 X.Y.Z [X.Y.Z ...]" >&2; exit 2; }
+mkdir -p "$CONF_DIR"
+
+# Shared stand-in (idempotent): a stub libcuda.so.1 (see standins/libcuda_stub.c).
+if [ ! -f "$CONF_DIR/stub-libcuda/libcuda.so.1" ]; then
+  mkdir -p "$CONF_DIR/stub-libcuda"
+  gcc -shared -fPIC -O2 -o "$CONF_DIR/stub-libcuda/libcuda.so.1" "$HERE/standins/libcuda_stub.c"
+  ln -sf libcuda.so.1 "$CONF_DIR/stub-libcuda/libcuda.so"
+fi
+
+for V in "$@"; do
+  WHL=$(ls "$WHEELS"/vllm-"$V"-*.whl 2>/dev/null | head -1)
+  [ -n "$WHL" ] || { echo "no wheel for vllm $V in $WHEELS" >&2; exit 2; }
+  VENV="$CONF_DIR/venv-$V"
+  echo "== vllm $V -> $VENV"
+  rm -rf "$VENV"
+  "$PY" -m venv "$VENV"
+  "$VENV/bin/pip" install -q --upgrade pip
+  "$VENV/bin/pip" install -q "torch==$TORCH_VERSION"
+  "$VENV/bin/pip" install -q --no-deps "$WHL"
+  "$VENV/bin/pip" install -q packaging
+  REQS="$VENV/conformance-requirements.txt"
+  "$VENV/bin/python" "$HERE/standins/wheel_requirements.py" "$WHL" > "$REQS"
+  echo "   installing $(wc -l < "$REQS") CPU-side requirements (GPU-only ones are skipped, see README)"
+  # torch is pinned to the one already installed so nothing pulls a CUDA build.
+  "$VENV/bin/pip" install -q -r "$REQS" "torch==$TORCH_VERSION" "triton==$TRITON_VERSION"
+  "$VENV/bin/python" -c "import vllm, torch; print('   ok: vllm', vllm.__version__, 'torch', torch.__version__)"
+  # Shared stand-in models (idempotent): config.json + tokenizer built with `tokenizers`, no weights.
+  "$VENV/bin/python" "$HERE/standins/make_model.py" "$CONF_DIR/models"
+done

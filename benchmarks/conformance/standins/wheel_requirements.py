@@ -1,0 +1,41 @@
+"""Print the requirements of a vLLM wheel that are needed on a CPU-only machine to import vLLM's CLI
+and build its engine config: every Requires-Dist whose marker holds here, minus torch's companions
+(torch itself is installed separately from the local CPU build) and GPU-kernel packages that are
+only imported when a model runs (they would pull CUDA wheels of several GB).
+
+usage: python wheel_requirements.py vllm-X.Y.Z-....whl
+"""
+
+import re
+import sys
+import zipfile
+
+from packaging.requirements import Requirement
+
+SKIP = re.compile(
+    r"^(torch|torchaudio|torchvision|torchcodec|triton|pynvvideocodec|flashinfer.*|apache-tvm-ffi|tilelang|"
+    r"nvidia-.*|nvtx|fastsafetensors|instanttensor|quack-kernels|tokenspeed-mla|humming-kernels|cupy.*|"
+    r"deep[-_]?gemm|deep[-_]?ep|b12x|helion|zentorch|xformers|vllm[-_]flash[-_]attn)$",
+    re.I,
+)
+
+
+def main(path: str) -> None:
+    with zipfile.ZipFile(path) as zf:
+        meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = zf.read(meta_name).decode()
+    for line in meta.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        req = Requirement(line.split(":", 1)[1].strip())
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        if SKIP.match(req.name):
+            print(f"# skipped (GPU-only or installed separately): {req}", file=sys.stderr)
+            continue
+        req.marker = None
+        print(str(req))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
