@@ -1,18 +1,33 @@
 """Catalog checks: what a release's argument catalog alone says about a profile.
 
-Unknown arguments (with a did-you-mean over that release's flags), arguments removed or renamed since an
-earlier release, deprecated arguments, wrong types, values outside the choices or bounds, and unknown
-keys inside JSON-valued arguments.
+Unknown arguments (with a did-you-mean over that release's option strings), arguments removed or renamed
+since an earlier release (naming the release and the replacement), deprecated arguments (vLLM's own text),
+wrong types, values outside the choices or bounds, and keys inside JSON-valued arguments checked against
+their config class's fields (recursively: ``compilation_config.pass_config``).
+
+Everything a check needs is indexed once: per catalog (:func:`catalog_index`, kept on the catalog itself)
+and per set of catalogs (:class:`HistoryIndex`; callers that keep one pass it as ``history``).
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .catalog import Catalog, trigrams
+from packaging.version import InvalidVersion, Version
+
+from .catalog import Catalog, argspec_from_dict
 from .types import ArgSpec, Finding
+
+RULE_UNKNOWN = "catalog-unknown-argument"
+RULE_REMOVED = "catalog-removed-argument"
+RULE_DEPRECATED = "catalog-deprecated-argument"
+RULE_INVALID = "catalog-invalid-value"
+RULE_UNKNOWN_KEY = "catalog-unknown-config-key"
+RULE_INVALID_KEY = "catalog-invalid-config-value"
 
 
 def _flag(name: str) -> str:
@@ -25,17 +40,313 @@ def _finding(rule: str, severity: str, message: str, fields: Iterable[str], **ex
     )
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Did-you-mean: the nearest option string by edit distance (optimal string alignment: insertions, deletions,
+# substitutions and adjacent transpositions each cost 1), within a budget that grows with the length.
+
+
+def max_typo_distance(text: str) -> int:
+    """How many edits a typo of ``text`` may have and still get a suggestion."""
+    n = len(text.lstrip("-"))
+    return 1 if n <= 4 else 2 if n <= 10 else 3
+
+
+def osa_distance(a: str, b: str, limit: int | None = None) -> int:
+    """Optimal-string-alignment distance; with ``limit``, any value above it is reported as ``limit + 1``."""
+    if limit is not None and abs(len(a) - len(b)) > limit:
+        return limit + 1
+    if a == b:
+        return 0
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        ca = a[i - 1]
+        row_min = i
+        for j in range(1, len(b) + 1):
+            cb = b[j - 1]
+            cost = 0 if ca == cb else 1
+            value = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb and value > prev2[j - 2] + 1:
+                value = prev2[j - 2] + 1
+            cur[j] = value
+            if value < row_min:
+                row_min = value
+        # Every entry of the next row is >= min(this row's minimum, the previous row's minimum + 1)
+        # (a transposition reaches back two rows at a cost of 1): past the limit, it stays past it.
+        if limit is not None and row_min > limit and (i == len(a) or min(prev) >= limit):
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[len(b)] if limit is None else min(prev[len(b)], limit + 1)
+
+
+_Q = 3
+_PAD = "\x00" * (_Q - 1)
+
+
+def _qgrams(text: str) -> list[tuple[str, int]]:
+    """Padded q-grams of ``text``, numbered by occurrence: a set intersection then counts a multiset."""
+    padded = f"{_PAD}{text}{_PAD}"
+    seen: dict[str, int] = {}
+    grams = []
+    for i in range(len(padded) - _Q + 1):
+        gram = padded[i : i + _Q]
+        seen[gram] = seen.get(gram, 0) + 1
+        grams.append((gram, seen[gram]))
+    return grams
+
+
+class NearestIndex:
+    """Exact nearest-string search over a fixed vocabulary.
+
+    The q-gram lemma prefilters: strings within ``k`` edits share at least ``max(len) + q - 1 - k (q + 1)``
+    padded q-grams (an insertion, deletion or substitution breaks at most q of them, a transposition q + 1),
+    so every candidate the brute force could pick survives the filter; survivors are then measured exactly.
+    ``nearest`` therefore returns what :meth:`nearest_brute_force` returns, only faster.
+    """
+
+    def __init__(self, words: Iterable[str]):
+        self.words: tuple[str, ...] = tuple(sorted(set(words)))
+        self.grams: tuple[frozenset[tuple[str, int]], ...] = tuple(frozenset(_qgrams(w)) for w in self.words)
+        self.by_length: dict[int, list[int]] = {}
+        for i, word in enumerate(self.words):
+            self.by_length.setdefault(len(word), []).append(i)
+
+    @staticmethod
+    def _rank(word: str, query: str, distance: int) -> tuple[int, int, int, str]:
+        # Fewest edits; then a long option over a short alias; then the closest length; then alphabetical.
+        return (
+            distance,
+            0 if word.startswith("--") or not query.startswith("--") else 1,
+            abs(len(word) - len(query)),
+            word,
+        )
+
+    def nearest(self, query: str, max_distance: int | None = None) -> str | None:
+        k = max_typo_distance(query) if max_distance is None else max_distance
+        if query in self.words:
+            return query
+        n = len(query)
+        query_grams = frozenset(_qgrams(query))
+        candidates = []
+        for length in range(max(0, n - k), n + k + 1):  # more than k apart in length: more than k edits
+            need = max(n, length) + _Q - 1 - k * (_Q + 1)
+            for i in self.by_length.get(length, ()):
+                if need <= 0 or len(query_grams & self.grams[i]) >= need:
+                    candidates.append(i)
+        best: tuple[int, int, int, str] | None = None
+        for i in candidates:
+            word = self.words[i]
+            distance = osa_distance(query, word, k)
+            if distance <= k:
+                rank = self._rank(word, query, distance)
+                if best is None or rank < best:
+                    best = rank
+        return best[3] if best else None
+
+    def nearest_brute_force(
+        self, query: str, max_distance: int | None = None, *, full: bool = False
+    ) -> str | None:
+        """The reference: every word measured, no q-gram filter (for tests and benchmarks). ``full`` measures
+        every distance in full rather than stopping once it exceeds the budget."""
+        k = max_typo_distance(query) if max_distance is None else max_distance
+        limit = None if full else k
+        ranked = [self._rank(w, query, d) for w in self.words if (d := osa_distance(query, w, limit)) <= k]
+        return min(ranked)[3] if ranked else None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Per-catalog index, built once and kept on the (frozen) catalog instance.
+
+
+@dataclass(frozen=True)
+class CatalogIndex:
+    catalog: Catalog
+    options: NearestIndex  # every option string: long flags, short and hidden aliases, negative flags
+    config_fields: dict[str, dict[str, ArgSpec]]  # config class -> field -> spec (flags = (field,))
+    field_names: dict[str, NearestIndex]  # config class -> its field names, for did-you-mean
+    nested_fields: dict[str, list[tuple[str, str]]]  # a field name -> [(json arg, class)] that has it
+
+    def field_spec(self, config_class: str, key: str) -> ArgSpec | None:
+        return self.config_fields.get(config_class, {}).get(key)
+
+
+def _field_spec(name: str, data: Mapping[str, Any]) -> ArgSpec:
+    values = {k: v for k, v in data.items() if k not in ("line", "flags", "name")}
+    return argspec_from_dict({**values, "name": name, "flags": [name]})
+
+
+def catalog_index(catalog: Catalog) -> CatalogIndex:
+    cached = catalog.__dict__.get("_checks_index")
+    if cached is not None:
+        return cached
+    config_fields: dict[str, dict[str, ArgSpec]] = {}
+    field_names: dict[str, NearestIndex] = {}
+    for class_name, info in (catalog.config_classes or {}).items():
+        fields = (info or {}).get("fields") or {}
+        config_fields[class_name] = {name: _field_spec(name, data) for name, data in fields.items()}
+        field_names[class_name] = NearestIndex(fields)
+    nested: dict[str, list[tuple[str, str]]] = {}
+    for arg in catalog.arguments:
+        if arg.type == "json" and arg.config_class:
+            for field_name in config_fields.get(arg.config_class, {}):
+                nested.setdefault(field_name, []).append((arg.name, arg.config_class))
+    index = CatalogIndex(
+        catalog=catalog,
+        options=NearestIndex(catalog.by_flag),
+        config_fields=config_fields,
+        field_names=field_names,
+        nested_fields=nested,
+    )
+    catalog.__dict__["_checks_index"] = index  # frozen dataclass: the same trick cached_property uses
+    return index
+
+
 def did_you_mean(flag: str, catalog: Catalog) -> str | None:
-    """The release's closest long flag (difflib's ratio >= 0.75), among flags sharing trigrams with it."""
-    grams = trigrams(flag)
-    counts: dict[str, int] = {}
-    for gram in grams:
-        for candidate in catalog.flag_trigrams.get(gram, ()):
-            counts[candidate] = counts.get(candidate, 0) + 1
-    # Two strings within the 0.75 ratio share well over a third of their trigrams; keep the best few.
-    options = sorted((c for c, n in counts.items() if n * 3 >= len(grams)), key=lambda c: -counts[c])[:20]
-    matches = difflib.get_close_matches(flag, options, n=1, cutoff=0.75)
-    return matches[0] if matches else None
+    """The release's option string nearest to ``flag`` (see :func:`max_typo_distance`), or None."""
+    return catalog_index(catalog).options.nearest(flag)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# History: which releases have which argument, indexed once per set of catalogs.
+
+_FLAG_MENTION = re.compile(r"(?<![\w-])(--?[a-z0-9][a-z0-9-]*(?:\.[A-Za-z0-9_]+)*)")
+_REPLACEMENT_HINT = re.compile(r"deprecat|instead|replaced by|renamed|superseded", re.I)
+_NAME_MENTION = re.compile(r"`([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)`")
+
+
+@dataclass(frozen=True)
+class Removal:
+    name: str
+    last_with: str  # the last release (before the target) that had the argument
+    removed_in: str  # the first release after it without the argument
+    spec: ArgSpec  # the argument as the last release with it had it
+    replacement: str | None  # an option string of the target release that replaces it, if known
+    replacement_source: str | None  # "deprecation" | "help" | "renamed" (see diff.renamed_arguments)
+
+
+def _version(text: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return Version("0")
+
+
+class HistoryIndex(Mapping[str, Catalog]):
+    """Catalogs of several releases, with argument name -> releases that have it, computed once."""
+
+    def __init__(self, catalogs: Mapping[str, Catalog]):
+        self.catalogs: dict[str, Catalog] = dict(catalogs)
+        self.versions: tuple[str, ...] = tuple(sorted(self.catalogs, key=_version))
+        self.present: dict[str, tuple[str, ...]] = {}
+        having: dict[str, list[str]] = {}
+        for version in self.versions:
+            for name in self.catalogs[version].by_name:
+                having.setdefault(name, []).append(version)
+        self.present = {name: tuple(vs) for name, vs in having.items()}
+        self._removals: dict[tuple[str, str], Removal | None] = {}
+        self._renames: dict[tuple[str, str], dict[str, str]] = {}
+
+    # Mapping protocol: a HistoryIndex can stand wherever a {version: Catalog} mapping is expected.
+    def __getitem__(self, key: str) -> Catalog:
+        return self.catalogs[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.versions)
+
+    def __len__(self) -> int:
+        return len(self.versions)
+
+    def removal(self, name: str, catalog: Catalog) -> Removal | None:
+        """How ``name``, unknown to ``catalog``, left vLLM: None if no earlier release had it."""
+        key = (name, catalog.version)
+        if key not in self._removals:
+            self._removals[key] = self._find_removal(name, catalog)
+        return self._removals[key]
+
+    def _find_removal(self, name: str, catalog: Catalog) -> Removal | None:
+        target = _version(catalog.version)
+        earlier = [v for v in self.present.get(name, ()) if _version(v) < target]
+        if not earlier:
+            return None
+        last_with = earlier[-1]
+        after = [v for v in self.versions if _version(last_with) < _version(v) < target]
+        removed_in = next((v for v in after if name not in self.catalogs[v].by_name), catalog.version)
+        spec = self.catalogs[last_with].by_name[name]
+        replacement, source = self._replacement(spec, last_with, removed_in, catalog)
+        return Removal(name, last_with, removed_in, spec, replacement, source)
+
+    def _replacement(
+        self, spec: ArgSpec, last_with: str, removed_in: str, target: Catalog
+    ) -> tuple[str | None, str | None]:
+        own = {*spec.flags, *spec.hidden_aliases, *spec.negative_flags}
+        texts = [("deprecation", spec.deprecation or "")]
+        # An earlier release may have carried the deprecation text the last one dropped.
+        for version in reversed(self.present.get(spec.name, ())):
+            older = self.catalogs[version].by_name[spec.name]
+            if older.deprecation and older.deprecation != spec.deprecation:
+                texts.append(("deprecation", older.deprecation))
+                break
+        # In the help text, only sentences that speak of a replacement (others name related options).
+        sentences = re.split(r"(?<=[.;])\s+", spec.help or "")
+        texts.append(("help", " ".join(s for s in sentences if _REPLACEMENT_HINT.search(s))))
+        for source, text in texts:
+            for mention in _FLAG_MENTION.findall(text):
+                root = mention.split(".", 1)[0]
+                if mention not in own and root not in own and root in target.by_flag:
+                    return mention, source
+            for mention in _NAME_MENTION.findall(text):
+                root = mention.split(".", 1)[0]
+                if root != spec.name and root in target.by_name:
+                    rest = mention[len(root) :]
+                    return target.by_name[root].long_flag + rest, source
+        renamed = self.renames(last_with, removed_in).get(spec.name)
+        if renamed and renamed in target.by_name:
+            return target.by_name[renamed].long_flag, "renamed"
+        return None, None
+
+    def renames(self, old: str, new: str) -> dict[str, str]:
+        """Old argument name -> new name, for arguments renamed between two releases of the history."""
+        key = (old, new)
+        if key not in self._renames:
+            from .diff import renamed_arguments
+
+            if old in self.catalogs and new in self.catalogs:
+                self._renames[key] = renamed_arguments(self.catalogs[old], self.catalogs[new])
+            else:
+                self._renames[key] = {}
+        return self._renames[key]
+
+    def added_later(self, name: str, catalog: Catalog) -> str | None:
+        """The first release after ``catalog``'s that has ``name`` (an argument too new for the target)."""
+        target = _version(catalog.version)
+        return next((v for v in self.present.get(name, ()) if _version(v) > target), None)
+
+
+_history_cache: dict[tuple[tuple[str, int], ...], HistoryIndex] = {}
+
+
+def history_index(history: Mapping[str, Catalog] | None) -> HistoryIndex | None:
+    """A HistoryIndex for ``history``: itself, the one its owner keeps (``history.history_index()``), or one
+    built once per set of catalog objects."""
+    if history is None:
+        return None
+    if isinstance(history, HistoryIndex):
+        return history
+    provider = getattr(history, "history_index", None)
+    if callable(provider):
+        return provider()
+    key = tuple(sorted((v, id(c)) for v, c in history.items()))
+    index = _history_cache.get(key)
+    if index is None:
+        if len(_history_cache) > 16:
+            _history_cache.clear()
+        index = _history_cache[key] = HistoryIndex(history)
+    return index
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The checks.
 
 
 def check_catalog(
@@ -46,141 +357,251 @@ def check_catalog(
 ) -> list[Finding]:
     """Findings for every argument the release does not know, or whose value it would refuse.
 
-    ``history`` maps versions to catalogs of other releases, to name the release that removed an argument.
+    ``history`` maps versions to catalogs of other releases (or is a :class:`HistoryIndex`), to name the
+    release that removed an argument and what replaced it.
     """
     findings: list[Finding] = []
+    index = catalog_index(catalog)
     for name, value in args.items():
         spec = catalog.by_name.get(name)
         if spec is None:
-            findings.append(_unknown(name, catalog, history))
+            findings.append(_unknown(name, value, index, history))
             continue
         if spec.deprecated:
-            text = spec.deprecation or f"{spec.long_flag} is deprecated in vLLM {catalog.version}"
-            findings.append(
-                _finding(
-                    "catalog-deprecated-argument",
-                    "warning",
-                    text,
-                    [name],
-                    solutions=(f"Stop using {spec.long_flag} before the release that removes it.",),
-                )
-            )
+            findings.append(_deprecated(spec, [name], catalog.version))
         problem = value_problem(spec, value)
         if problem:
-            findings.append(_finding("catalog-invalid-value", "error", problem, [name]))
-        elif spec.type == "json" and spec.config_class and isinstance(value, dict):
-            findings.extend(_json_key_findings(spec, value, catalog))
+            findings.append(_finding(RULE_INVALID, "error", problem, [name]))
+        elif spec.type == "json" and spec.config_class:
+            parsed = _as_json_object(value)
+            if parsed is not None:
+                findings.extend(_config_findings(spec, parsed, spec.config_class, spec.long_flag, index))
     return findings
 
 
-def _unknown(name: str, catalog: Catalog, history: Mapping[str, Catalog] | None) -> Finding:
+def _deprecated(spec: ArgSpec, fields: list[str], version: str, where: str | None = None) -> Finding:
+    where = where or spec.long_flag
+    text = spec.deprecation or f"{where} is deprecated in vLLM {version}"
+    return _finding(
+        RULE_DEPRECATED,
+        "warning",
+        text,
+        fields,
+        solutions=(f"Stop using {where} before the release that removes it.",),
+    )
+
+
+def _unknown(name: str, value: Any, index: CatalogIndex, history: Mapping[str, Catalog] | None) -> Finding:
+    catalog = index.catalog
     flag = _flag(name)
-    removed = _removed_in(name, catalog, history or {})
-    if removed is not None:
-        last_with, first_without, spec = removed
-        message = (
-            f"{flag} was removed in vLLM {first_without} (last present in {last_with}); "
-            f"vLLM {catalog.version} refuses it as an unrecognized argument"
-        )
-        solutions = []
-        if spec.deprecation:
-            solutions.append(f"vLLM {last_with} said: {spec.deprecation}")
-        solutions.append(f"Remove {flag}, or pin the profile to vLLM {last_with}.")
-        return _finding(
-            "catalog-removed-argument",
-            "error",
-            message,
-            [name],
-            solutions=tuple(solutions),
-            fix={"unset": [name]},
-        )
-    suggestion = did_you_mean(flag, catalog)
+    hist = history_index(history)
+    removal = hist.removal(name, catalog) if hist is not None else None
+    if removal is not None:
+        return _removed(flag, name, value, removal, catalog)
     message = f"unrecognized argument {flag} for vLLM {catalog.version}"
-    solutions: tuple[str, ...] = ()
+    solutions: list[str] = []
     fix = None
+    newer = hist.added_later(name, catalog) if hist is not None else None
+    if newer:
+        message += f" (it was added in vLLM {newer})"
+        solutions.append(f"Target vLLM {newer} or later, or remove {flag}.")
+    suggestion = None if newer else did_you_mean(flag, catalog)
     if suggestion:
         message += f"; did you mean {suggestion}?"
-        solutions = (f"Use {suggestion}.",)
-    return _finding("catalog-unknown-argument", "error", message, [name], solutions=solutions, fix=fix)
+        solutions.append(f"Use {suggestion}.")
+        fix = _rename_fix(name, value, catalog.by_flag[suggestion], suggestion)
+    elif not newer and name in index.nested_fields:
+        arg_name, _cls = index.nested_fields[name][0]
+        where = f"{catalog.by_name[arg_name].long_flag}.{name}"
+        message += f"; {name} is a field of {catalog.by_name[arg_name].long_flag}: did you mean {where}?"
+        solutions.append(f"Use {where}.")
+    return _finding(RULE_UNKNOWN, "error", message, [name], solutions=tuple(solutions), fix=fix)
 
 
-def _removed_in(
-    name: str, catalog: Catalog, history: Mapping[str, Catalog]
-) -> tuple[str, str, ArgSpec] | None:
-    """(last release with it, first release without it, its spec) if an earlier release had ``name``."""
-    from packaging.version import Version
-
-    target = Version(catalog.version)
-    earlier = sorted((Version(v), c) for v, c in history.items() if Version(v) < target)
-    last_with: tuple[Version, Catalog] | None = None
-    for version, other in earlier:
-        if name in other.by_name:
-            last_with = (version, other)
-    if last_with is None:
+def _rename_fix(name: str, value: Any, spec: ArgSpec, option: str) -> dict[str, Any] | None:
+    """``{"unset": [typo], "set": {name: value}}`` when the value fits the suggested argument as given."""
+    if option in spec.negative_flags:
+        if value is True:
+            return {"unset": [name], "set": {spec.name: False}}
         return None
-    later = [v for v, c in earlier if v > last_with[0]] + [target]
-    first_without = min(later)
-    return str(last_with[0]), str(first_without), last_with[1].by_name[name]
+    if value_problem(spec, value) is not None:
+        return None
+    return {"unset": [name], "set": {spec.name: value}}
 
 
-_PY_TYPES = {
-    "int": (int,),
-    "float": (int, float),
-    "str": (str,),
-    "bool": (bool,),
-    "json": (dict,),
-    "list": (list,),
-}
-
-
-def value_problem(spec: ArgSpec, value: Any) -> str | None:
-    """Why vLLM would refuse this value for this argument, or None."""
-    flag = spec.long_flag
-    if value is None:
-        return None if spec.nullable or spec.type in ("json", "str") else f"{flag} needs a value"
-    expected = _PY_TYPES.get(spec.type)
-    wrong_type = expected and (
-        not isinstance(value, expected) or (spec.type != "bool" and isinstance(value, bool))
+def _removed(flag: str, name: str, value: Any, removal: Removal, catalog: Catalog) -> Finding:
+    message = (
+        f"{flag} was removed in vLLM {removal.removed_in} (last present in {removal.last_with}); "
+        f"vLLM {catalog.version} refuses it as an unrecognized argument"
     )
-    if wrong_type and not (spec.type == "json" and isinstance(value, str)):
-        return f"argument {flag}: invalid {spec.type} value: {value!r}"
-    values = value if spec.type == "list" and isinstance(value, list) else [value]
+    solutions: list[str] = []
+    fix: dict[str, Any] = {"unset": [name]}
+    if removal.replacement:
+        message += f"; use {removal.replacement} instead"
+        solutions.append(f"Use {removal.replacement} instead.")
+        target = catalog.by_flag.get(removal.replacement)
+        usable = target is not None and removal.replacement not in target.negative_flags
+        if usable and value_problem(target, value) is None:
+            fix = {"unset": [name], "set": {target.name: value}}
+    if removal.spec.deprecation:
+        solutions.append(f"vLLM {removal.last_with} said: {removal.spec.deprecation}")
+    solutions.append(f"Remove {flag}, or pin the profile to vLLM {removal.last_with}.")
+    return _finding(RULE_REMOVED, "error", message, [name], solutions=tuple(solutions), fix=fix)
+
+
+# ---- values
+
+_TRUE_WORDS = {"1", "true", "t", "yes", "y", "on"}
+_FALSE_WORDS = {"0", "false", "f", "no", "n", "off"}
+_HUMAN_INT = re.compile(r"^\s*-?\d+(\.\d+)?\s*[kKmMgGtT]?\s*$")
+_NUMBER = re.compile(r"^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+def _is_int(value: Any, spec: ArgSpec, lax: bool) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    if isinstance(value, str) and spec.human_readable_int and _HUMAN_INT.match(value):
+        return True
+    if lax:
+        if isinstance(value, float):
+            return value.is_integer()
+        if isinstance(value, str):
+            return bool(re.match(r"^\s*[-+]?\d+\s*$", value))
+    return False
+
+
+def _is_type(value: Any, kind: str, spec: ArgSpec, lax: bool) -> bool:
+    """Whether ``value`` is of the catalog type ``kind``; ``lax`` follows pydantic's lax coercion (config
+    keys), strict follows what ``vllm serve``'s argparse types produce (top-level arguments)."""
+    if kind == "int":
+        return _is_int(value, spec, lax)
+    if kind == "float":
+        if isinstance(value, bool):
+            return False
+        return isinstance(value, int | float) or (
+            lax and isinstance(value, str) and bool(_NUMBER.match(value))
+        )
+    if kind == "bool":
+        if isinstance(value, bool):
+            return True
+        if lax and isinstance(value, int):
+            return value in (0, 1)
+        return lax and isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS
+    if kind == "str":
+        # The catalog types unions such as ``int | str`` as str: refuse only what no union of scalars takes.
+        return not isinstance(value, dict | list | tuple) and (lax or not isinstance(value, bool))
+    if kind == "list":
+        return isinstance(value, list | tuple)
+    return True  # json: checked by the caller
+
+
+def _as_json_object(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+        return parsed if isinstance(parsed, dict) else None
+    return None
+
+
+def _choices_text(choices: Iterable[Any]) -> str:
+    return ", ".join(repr(c) for c in choices)
+
+
+def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | None = None) -> str | None:
+    """Why vLLM would refuse this value for this argument (or config field, ``lax``), or None."""
+    flag = where or spec.long_flag
+    if value is None:
+        if spec.nullable or spec.type in ("json", "str") or spec.default is None:
+            return None
+        if spec.choices and None in spec.choices:
+            return None
+        return f"{flag} needs a value"
+    if isinstance(value, str) and value in spec.special_values:
+        return None
+    if str(value) in spec.special_values and not isinstance(value, bool):
+        return None
+    kind = spec.type
+    if kind == "json":
+        if spec.config_class:
+            if isinstance(value, dict) or (isinstance(value, str) and spec.json_or_str):
+                return None
+            if isinstance(value, str):
+                if _as_json_object(value) is not None:
+                    return None
+                return f"argument {flag}: invalid JSON object: {value!r}"
+            return f"argument {flag}: expected a JSON object, got {value!r}"
+        return None  # free-form JSON (dicts, lists, strings): vLLM takes it as given
+    if not _is_type(value, kind, spec, lax):
+        return f"argument {flag}: invalid {kind} value: {value!r}"
+    items = list(value) if kind == "list" else [value]
+    if kind == "list" and spec.item_type and spec.item_type != "str":
+        for item in items:
+            if item is not None and not _is_type(item, spec.item_type, spec, lax):
+                return f"argument {flag}: invalid {spec.item_type} value: {item!r}"
     if spec.choices:
-        choices = [c for c in spec.choices if c is not None]
-        for item in values:
-            if item not in choices and str(item) not in [str(c) for c in choices]:
-                shown = ", ".join(repr(c) for c in choices)
-                return f"argument {flag}: invalid choice: {item!r} (choose from {shown})"
-    if spec.bounds and isinstance(value, int | float) and not isinstance(value, bool):
+        allowed = [c for c in spec.choices if c is not None]
+        allowed_text = {str(c) for c in allowed}
+        for item in items:
+            if item is None and (spec.nullable or None in spec.choices):
+                continue
+            if item in allowed and isinstance(item, bool) == any(isinstance(c, bool) for c in allowed):
+                continue
+            if not isinstance(item, bool) and str(item) in allowed_text:
+                continue
+            return f"argument {flag}: invalid choice: {item!r} (choose from {_choices_text(allowed)})"
+    if spec.bounds and kind in ("int", "float"):
+        try:
+            number = float(value) if not isinstance(value, int | float) else value
+        except (TypeError, ValueError):
+            return None  # a human-readable int such as '32k': the parser gives the number
         for op, limit in spec.bounds.items():
-            ok = {
-                "gt": value > limit,
-                "ge": value >= limit,
-                "lt": value < limit,
-                "le": value <= limit,
-            }.get(op, True)
-            if not ok:
+            ok = {"gt": number > limit, "ge": number >= limit, "lt": number < limit, "le": number <= limit}
+            if not ok.get(op, True):
                 words = {"gt": "greater than", "ge": "at least", "lt": "less than", "le": "at most"}[op]
                 return f"{flag} must be {words} {limit}, got {value}"
     return None
 
 
-def _json_key_findings(spec: ArgSpec, value: Mapping[str, Any], catalog: Catalog) -> list[Finding]:
-    fields = (catalog.config_classes.get(spec.config_class or "") or {}).get("fields") or {}
-    if not fields:
+def _config_findings(
+    arg: ArgSpec,
+    value: Mapping[str, Any],
+    config_class: str,
+    where: str,
+    index: CatalogIndex,
+    depth: int = 0,
+) -> list[Finding]:
+    fields = index.config_fields.get(config_class)
+    if not fields or depth > 8:
         return []
-    findings = []
-    for key in value:
-        if key not in fields:
-            close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.75)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+    findings: list[Finding] = []
+    version = index.catalog.version
+    for key, item in value.items():
+        path = f"{where}.{key}"
+        spec = fields.get(str(key))
+        if spec is None:
+            close = index.field_names[config_class].nearest(str(key))
+            hint = f"; did you mean {close!r}?" if close else ""
             findings.append(
                 _finding(
-                    "catalog-unknown-config-key",
+                    RULE_UNKNOWN_KEY,
                     "error",
-                    f"{spec.long_flag}: {spec.config_class} has no field {key!r} "
-                    f"in vLLM {catalog.version}{hint}",
-                    [spec.name],
+                    f"{where}: {config_class} has no field {key!r} in vLLM {version}{hint}",
+                    [arg.name],
+                    solutions=(f"Use {where}.{close}.",) if close else (),
                 )
             )
+            continue
+        if spec.deprecated:
+            findings.append(_deprecated(spec, [arg.name], version, where=path))
+        problem = value_problem(spec, item, lax=True, where=path)
+        if problem:
+            findings.append(_finding(RULE_INVALID_KEY, "error", problem, [arg.name]))
+        elif spec.type == "json" and spec.config_class and isinstance(item, dict):
+            findings.extend(_config_findings(arg, item, spec.config_class, path, index, depth + 1))
     return findings

@@ -1,0 +1,282 @@
+"""Catalog checks on the committed catalogs and on small synthetic ones (no database)."""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from validation.engine.catalog import Catalog
+from validation.engine.checks import (
+    HistoryIndex,
+    catalog_index,
+    check_catalog,
+    did_you_mean,
+    history_index,
+    osa_distance,
+    value_problem,
+)
+
+CATALOGS = Path(__file__).resolve().parents[2] / "validation" / "catalogs"
+
+
+@cache
+def catalog(version: str) -> Catalog:
+    return Catalog.load(CATALOGS / f"{version}.json")
+
+
+@cache
+def history() -> HistoryIndex:
+    return HistoryIndex({p.stem: catalog(p.stem) for p in CATALOGS.glob("*.json")})
+
+
+def rules(findings) -> list[str]:
+    return [f.rule for f in findings]
+
+
+def arg(name: str, **extra) -> dict:
+    return {"name": name, "flags": ["--" + name.replace("_", "-")], "type": "str", "help": "", **extra}
+
+
+def synthetic(version: str, arguments: list[dict], config_classes: dict | None = None) -> Catalog:
+    return Catalog.from_dict(
+        {"version": version, "arguments": arguments, "config_classes": config_classes or {}}
+    )
+
+
+# ---- did-you-mean
+
+
+def test_typo_gets_the_flag_it_meant():
+    c = catalog("0.33.0")
+    assert did_you_mean("--tensor-paralel-size", c) == "--tensor-parallel-size"
+    assert did_you_mean("--gpu-memroy-utilization", c) == "--gpu-memory-utilization"
+    assert did_you_mean("--enable-prefx-caching", c) == "--enable-prefix-caching"
+    assert did_you_mean("--tp", c) == "-tp"
+    assert did_you_mean("--completely-unrelated-flag", c) is None
+
+
+def test_osa_distance_with_a_limit_agrees_with_the_full_distance():
+    rnd = random.Random(7)
+    words = list(catalog_index(catalog("0.33.0")).options.words)
+    assert osa_distance("ab", "ba") == 1 and osa_distance("kitten", "sitting") == 3
+    for _ in range(1000):
+        a, b = rnd.choice(words), rnd.choice(words)
+        if rnd.random() < 0.5:
+            b = _mutate(a, rnd, rnd.randint(1, 4))
+        for limit in (0, 1, 2, 3):
+            assert osa_distance(a, b, limit) == min(osa_distance(a, b), limit + 1), (a, b, limit)
+
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz-_0123456789"
+
+
+def _mutate(word: str, rnd: random.Random, edits: int, kind: int | None = None) -> str:
+    for _ in range(edits):
+        op = rnd.randrange(4) if kind is None else kind
+        i = rnd.randrange(len(word)) if word else 0
+        if op == 0 and len(word) > 1:
+            word = word[:i] + word[i + 1 :]
+        elif op == 1:
+            word = word[:i] + rnd.choice(_ALPHABET) + word[i:]
+        elif op == 2 and word:
+            word = word[:i] + rnd.choice(_ALPHABET) + word[i + 1 :]
+        elif len(word) > 1:
+            i = min(i, len(word) - 2)
+            word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    return word
+
+
+def test_did_you_mean_never_misses_what_brute_force_finds():
+    """Every option string of 0.33.0, mutated by one edit (each kind in turn) and every third one by two or
+    three edits: the indexed search returns exactly what measuring every option string returns."""
+    options = catalog_index(catalog("0.33.0")).options
+    rnd = random.Random(2024)
+    queries = []
+    for i, word in enumerate(options.words):
+        queries.append(_mutate(word, rnd, 1, i % 4))
+        if i % 3 == 0:
+            queries.append(_mutate(word, rnd, 2 + i % 2))
+    started = time.perf_counter()
+    fast = [options.nearest(q) for q in queries]
+    per_query = (time.perf_counter() - started) / len(queries)
+    slow = [options.nearest_brute_force(q) for q in queries]
+    misses = [(q, f, s) for q, f, s in zip(queries, fast, slow, strict=True) if f != s]
+    assert not misses, misses[:10]
+    assert sum(s is not None for s in slow) > len(options.words) * 0.9
+    assert per_query < 0.01, f"{per_query * 1e3:.2f} ms per did-you-mean"
+
+
+def test_brute_force_with_full_distances_agrees_on_a_sample():
+    options = catalog_index(catalog("0.33.0")).options
+    rnd = random.Random(5)
+    for word in rnd.sample(options.words, 8):
+        query = _mutate(word, rnd, 2)
+        assert options.nearest(query) == options.nearest_brute_force(query, full=True)
+
+
+# ---- unknown, removed, deprecated
+
+
+def test_unknown_argument_suggests_and_offers_a_fix():
+    [finding] = check_catalog({"tensor_paralel_size": 2}, catalog("0.33.0"), history=history())
+    assert finding.rule == "catalog-unknown-argument" and finding.severity == "error"
+    assert "did you mean --tensor-parallel-size?" in finding.message
+    assert finding.fix == {"unset": ["tensor_paralel_size"], "set": {"tensor_parallel_size": 2}}
+
+
+def test_removed_argument_names_the_release_that_removed_it():
+    findings = check_catalog(
+        {"max_num_partial_prefills": 2, "calculate_kv_scales": True}, catalog("0.33.0"), history=history()
+    )
+    assert rules(findings) == ["catalog-removed-argument"] * 2
+    first, second = (f.message for f in findings)
+    assert "--max-num-partial-prefills was removed in vLLM 0.27.0 (last present in 0.26.0)" in first
+    assert "--calculate-kv-scales was removed in vLLM 0.28.0 (last present in 0.27.1)" in second
+    assert any("will be removed in v0.19" in s for s in findings[1].solutions)
+
+
+def test_renamed_argument_names_its_replacement():
+    [finding] = check_catalog(
+        {"enable_mamba_fine_grained_prefix_cache": True}, catalog("0.33.0"), history=history()
+    )
+    assert finding.rule == "catalog-removed-argument"
+    assert "removed in vLLM 0.31.0" in finding.message
+    assert "use --enable-mamba-shared-prefix-checkpoint instead" in finding.message
+    assert finding.fix == {
+        "unset": ["enable_mamba_fine_grained_prefix_cache"],
+        "set": {"enable_mamba_shared_prefix_checkpoint": True},
+    }
+
+
+def test_replacement_from_the_deprecation_text_of_the_last_release_that_had_it():
+    old = synthetic(
+        "1.0.0",
+        [
+            arg("old_flag", deprecated=True, deprecation="--old-flag is deprecated; use --new-flag instead."),
+            arg("new_flag"),
+            arg("other"),
+        ],
+    )
+    mid = synthetic("1.1.0", [arg("new_flag"), arg("other")])
+    new = synthetic("1.2.0", [arg("new_flag"), arg("other")])
+    hist = HistoryIndex({"1.0.0": old, "1.1.0": mid, "1.2.0": new})
+    [finding] = check_catalog({"old_flag": "x"}, new, history=hist)
+    assert "removed in vLLM 1.1.0 (last present in 1.0.0)" in finding.message
+    assert "use --new-flag instead" in finding.message
+    assert finding.fix == {"unset": ["old_flag"], "set": {"new_flag": "x"}}
+    # A help sentence that merely mentions another option is no replacement.
+    old2 = synthetic("1.0.0", [arg("gone", help="Only with `other` set."), arg("other")])
+    hist2 = HistoryIndex({"1.0.0": old2, "1.2.0": new})
+    [finding] = check_catalog({"gone": "x"}, new, history=hist2)
+    assert "instead" not in finding.message and finding.fix == {"unset": ["gone"]}
+
+
+def test_argument_of_a_later_release_says_when_it_arrives():
+    [finding] = check_catalog({"watchdog_config": {}}, catalog("0.32.0"), history=history())
+    assert finding.rule == "catalog-unknown-argument"
+    assert "added in vLLM 0.33.0" in finding.message and "did you mean" not in finding.message
+
+
+def test_top_level_field_of_a_json_argument_is_pointed_there():
+    [finding] = check_catalog({"num_speculative_tokens": 3}, catalog("0.33.0"), history=history())
+    assert "--speculative-config.num_speculative_tokens" in finding.message
+
+
+def test_deprecated_argument_warns_with_vllms_text():
+    [finding] = check_catalog({"log_config_file": "x.json"}, catalog("0.33.0"))
+    assert finding.rule == "catalog-deprecated-argument" and finding.severity == "warning"
+    assert finding.message == (
+        "--log-config-file is deprecated and will be removed in v0.33.0. "
+        "Use --logging-config.pylogging_config_file instead."
+    )
+
+
+def test_history_index_is_built_once_per_set_of_catalogs():
+    catalogs = {v: catalog(v) for v in ("0.26.0", "0.27.0", "0.33.0")}
+    assert history_index(catalogs) is history_index(dict(catalogs))
+    assert history_index(history()) is history()
+
+
+# ---- values
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"tensor_parallel_size": 2}, []),
+        ({"tensor_parallel_size": "2"}, ["catalog-invalid-value"]),
+        ({"tensor_parallel_size": 0}, ["catalog-invalid-value"]),  # bounds ge 1
+        ({"gpu_memory_utilization": 1.5}, ["catalog-invalid-value"]),
+        ({"gpu_memory_utilization": 1}, []),  # int is a float
+        ({"max_model_len": "auto"}, []),  # special value
+        ({"max_model_len": -1}, []),
+        ({"max_model_len": "32k"}, []),  # human-readable int
+        ({"enforce_eager": "yes"}, ["catalog-invalid-value"]),
+        ({"kv_cache_dtype": "fp9"}, []),  # suggestions are not choices
+        ({"tool_strict_level": None}, []),  # None among the choices
+        ({"dcp_comm_backend": "a2b"}, ["catalog-invalid-value"]),
+        ({"collect_detailed_traces": ["model", "worker"]}, []),
+        ({"collect_detailed_traces": ["model", "gpu"]}, ["catalog-invalid-value"]),
+        ({"numa_bind_nodes": [0, "x"]}, ["catalog-invalid-value"]),
+        ({"speculative_config": None}, []),  # nullable
+        ({"speculative_config": [1]}, ["catalog-invalid-value"]),
+        ({"speculative_config": '{"method": "ngram"}'}, []),
+        ({"hf_overrides": {"anything": 1}}, []),  # free-form JSON
+    ],
+)
+def test_values(args, expected):
+    assert rules(check_catalog(args, catalog("0.33.0"))) == expected
+
+
+def test_invalid_choice_lists_the_choices():
+    problem = value_problem(catalog("0.33.0").by_name["dcp_comm_backend"], "a2b")
+    assert problem == "argument --dcp-comm-backend: invalid choice: 'a2b' (choose from 'a2a', 'ag_rs')"
+
+
+# ---- keys of JSON-valued arguments
+
+
+def test_config_keys_are_checked_against_the_config_class():
+    c = catalog("0.33.0")
+    findings = check_catalog(
+        {
+            "speculative_config": {"method": "ngramm", "num_speculative_tokenz": 3, "prompt_lookup_max": 4},
+            "compilation_config": {
+                "mode": 3,
+                "pass_config": {"fuse_norm_quantt": True, "fuse_norm_quant": "x"},
+            },
+        },
+        c,
+    )
+    by_rule = {(f.rule, f.message) for f in findings}
+    assert (
+        "catalog-unknown-config-key",
+        next(m for r, m in by_rule if "num_speculative_tokenz" in m),
+    ) in by_rule
+    messages = [f.message for f in findings]
+    assert any("did you mean 'num_speculative_tokens'" in m for m in messages)
+    assert any(
+        m.startswith("argument --speculative-config.method: invalid choice: 'ngramm'") for m in messages
+    )
+    nested = next(f for f in findings if "fuse_norm_quantt" in f.message)
+    assert nested.message.startswith("--compilation-config.pass_config: PassConfig has no field")
+    assert "did you mean 'fuse_norm_quant'?" in nested.message
+    bad_bool = next(f for f in findings if "pass_config.fuse_norm_quant:" in f.message)
+    assert bad_bool.rule == "catalog-invalid-config-value"
+    assert len(findings) == 4
+
+
+def test_config_keys_follow_pydantic_lax_coercion():
+    c = catalog("0.33.0")
+    ok = {"num_speculative_tokens": "3", "prompt_lookup_max": 4.0, "method": "ngram"}
+    assert check_catalog({"speculative_config": ok}, c) == []
+    assert (
+        check_catalog({"compilation_config": {"compile_sizes": [1, 2, "cudagraph_capture_sizes"]}}, c) == []
+    )
+    assert rules(check_catalog({"speculative_config": {"num_speculative_tokens": 2.5}}, c)) == [
+        "catalog-invalid-config-value"
+    ]
