@@ -109,12 +109,13 @@ EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 else:
@@ -138,6 +139,7 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 50},
     },
 }
+RECHECK_STALL_SECONDS = env.float("RECHECK_STALL_SECONDS", default=60.0)
 # Publishing must not hang when the broker is down: fail fast, the sweep applies the change later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5}

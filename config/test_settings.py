@@ -10,3 +10,6 @@ os.environ.setdefault("EMAIL_URL", "memorymail://")
 from .settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user fixtures
+
+# One test database per run, so that parallel runs (several engineers, one machine) never collide.
+DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_vllm_profiles_{os.getpid()}"  # noqa: F405

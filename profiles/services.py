@@ -209,10 +209,11 @@ def _apply_input(profile: Profile, data: ProfileInput) -> None:
         raise DomainError("kind must be 'serving' or 'collection'", field="kind")
 
 
-def profile_check(profile: Profile, *, waived=()) -> tuple[Verdict, VllmRelease]:
-    release = effective_release(profile)
+def profile_check(profile: Profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verdict, VllmRelease]:
+    """Validate a profile as it stands. Re-check batches pass ``fleet`` and ``ruleset`` looked up once."""
+    release = profile.vllm_release or fleet or validation_services.fleet_release()
     verdict = validation_services.document_validate(
-        profile_document(profile, release=release), release=release, waived=waived
+        profile_document(profile, release=release), release=release, ruleset=ruleset, waived=waived
     )
     return verdict, release
 

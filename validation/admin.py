@@ -17,7 +17,6 @@ from .models import (
 @admin.register(VllmRelease)
 class VllmReleaseAdmin(admin.ModelAdmin):
     list_display = ["version", "catalog_sha256", "imported_at"]
-    exclude = ["catalog"]
     readonly_fields = ["major", "minor", "patch", "catalog_sha256", "source", "imported_at"]
 
 

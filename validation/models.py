@@ -9,8 +9,9 @@ class VllmRelease(models.Model):
     major = models.PositiveIntegerField(default=0)
     minor = models.PositiveIntegerField(default=0)
     patch = models.PositiveIntegerField(default=0)
-    catalog = models.JSONField(null=True, blank=True)
-    catalog_sha256 = models.CharField(max_length=64, blank=True)
+    catalog_sha256 = models.CharField(
+        max_length=64, blank=True, help_text="Empty until a catalog is imported"
+    )
     source = models.JSONField(default=dict, blank=True, help_text="wheel, sha256, vLLM commit")
     imported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -20,6 +21,19 @@ class VllmRelease(models.Model):
 
     def __str__(self) -> str:
         return self.version
+
+
+class ReleaseCatalog(models.Model):
+    """A release's engine-argument catalog (about 0.5 MB of JSON), kept apart from the release row so that
+    the many queries that join a release never load it; the engine caches it per process by digest."""
+
+    release = models.OneToOneField(
+        VllmRelease, on_delete=models.CASCADE, primary_key=True, related_name="catalog"
+    )
+    data = models.JSONField()
+
+    def __str__(self) -> str:
+        return f"catalog of {self.release_id}"
 
 
 class FleetSettings(models.Model):

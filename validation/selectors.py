@@ -18,7 +18,7 @@ def waived_rule_ids(profile) -> list[str]:
 
 
 def releases_ordered() -> QuerySet[VllmRelease]:
-    return VllmRelease.objects.defer("catalog").order_by("-major", "-minor", "-patch")
+    return VllmRelease.objects.order_by("-major", "-minor", "-patch")
 
 
 def rulesets_ordered() -> QuerySet[RuleSet]:

@@ -23,7 +23,7 @@ def recheck_batch_task(recheck_id: int, profile_ids: list[int]) -> int:
 
 
 @shared_task(name="validation.alerts_send")
-def alerts_send_task(recheck_id: int | None = None) -> int:
+def alerts_send_task(recheck_id: int) -> int:
     """One digest task per recipient, so one failing mailbox does not hold up the others."""
     recipients = alerts.pending_recipients(recheck_id)
     for recipient_id in recipients:
@@ -50,6 +50,7 @@ def sweep_task() -> dict:
     and retry alerts that are still pending (a digest lost with a broker outage)."""
     result = rechecks.sweep()
     released = alerts.release_stale_claims()
-    if alerts.pending_recipients():
-        alerts_send_task.delay(None)
-    return {**result, "released_claims": released}
+    digests = alerts.pending_digests()
+    for recipient_id, recheck_id in digests:
+        alerts_send_digest_task.delay(recipient_id, recheck_id)
+    return {**result, "released_claims": released, "digests": len(digests)}

@@ -12,7 +12,13 @@ from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from validation.models import Alert, Recheck, Verdict, VerdictChange, Waiver
 from validation.services import alerts, release_get, rulesets
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import lagging_verdicts, recheck_batch, recheck_run_inline, recheck_start, sweep
+from validation.services.rechecks import (
+    lagging_verdicts,
+    recheck_batch,
+    recheck_run_inline,
+    recheck_start,
+    sweep,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +33,9 @@ def make(user, team, name, command=SEED_COMMAND, kind="collection", version=""):
     profile, _ = profile_create(
         actor=user,
         team=team,
-        data=ProfileInput.from_mapping({"name": name, "kind": kind, "command": command, "vllm_version": version}),
+        data=ProfileInput.from_mapping(
+            {"name": name, "kind": kind, "command": command, "vllm_version": version}
+        ),
     )
     return profile
 
@@ -67,12 +75,17 @@ def test_seed_scenario_fleet_moves_make_profile_invalid_then_valid_with_history_
     back = move_fleet("0.32.0", staff)
     assert back.newly_valid == 1 and back.newly_invalid == 0
     assert Verdict.objects.get(profile=profile).state in ("valid", "warning")
-    assert alerts.pending_recipients() == []
+    assert alerts.pending_digests() == []
     assert len(mailoutbox) == 2
 
     history = list(VerdictChange.objects.filter(profile=profile).order_by("created_at", "id"))
-    assert [(h.cause, h.to_state) for h in history][1:] == [("release", "invalid"), ("release", history[2].to_state)]
-    assert history[1].cause_detail == "vLLM release 0.31.0" and history[2].cause_detail == "vLLM release 0.32.0"
+    assert [(h.cause, h.to_state) for h in history][1:] == [
+        ("release", "invalid"),
+        ("release", history[2].to_state),
+    ]
+    assert (
+        history[1].cause_detail == "vLLM release 0.31.0" and history[2].cause_detail == "vLLM release 0.32.0"
+    )
     assert SEED_MESSAGE_031 in [f["message"] for f in history[1].appeared]
     assert SEED_MESSAGE_031 in [f["message"] for f in history[2].disappeared]
 
@@ -95,7 +108,10 @@ def test_a_repeated_batch_changes_nothing_twice(user, staff, team, fleet_032):
     assert (recheck.done, recheck.newly_invalid, recheck.state) == (1, 1, "done")
     assert VerdictChange.objects.filter(profile=profile, cause="release").count() == 1
     # One alert per recipient (the owner and the team's watcher), not one per batch run.
-    assert sorted(Alert.objects.filter(profile=profile).values_list("recipient__username", flat=True)) == ["ada", "sam"]
+    assert sorted(Alert.objects.filter(profile=profile).values_list("recipient__username", flat=True)) == [
+        "ada",
+        "sam",
+    ]
 
 
 def test_owner_and_watchers_get_alerts_unless_they_turned_them_off(user, staff, team, fleet_032, outsider):
@@ -122,7 +138,9 @@ def test_smtp_failure_puts_alerts_back_then_marks_them_failed(user, staff, team,
     assert "Connection refused" in alert.last_error or "Errno" in alert.last_error
 
 
-def test_publishing_a_rule_set_rechecks_and_breaks_exactly_the_matching_profiles(user, staff, team, fleet_032):
+def test_publishing_a_rule_set_rechecks_and_breaks_exactly_the_matching_profiles(
+    user, staff, team, fleet_032
+):
     for i in range(20):
         make(user, team, f"plain-{i}", command=f"vllm serve org/model-{i}", kind="serving")
     for i in range(3):
@@ -164,13 +182,24 @@ def test_lagging_verdicts_are_found_by_the_sweep(user, staff, team, fleet_032):
 def test_waiver_is_honoured_shown_and_its_expiry_is_a_state_change(user, staff, team, fleet_032):
     profile = make(user, team, "teacher")
     move_fleet("0.31.0", staff)
-    rule_id = next(f["rule"] for f in Verdict.objects.get(profile=profile).findings if f["message"] == SEED_MESSAGE_031)
+    rule_id = next(
+        f["rule"] for f in Verdict.objects.get(profile=profile).findings if f["message"] == SEED_MESSAGE_031
+    )
     from validation.services.waivers import waiver_grant
 
     with pytest.raises(Exception, match="admins or staff"):
-        waiver_grant(actor=user, profile=profile, rule_id=rule_id, reason="r", expires_at=timezone.now() + timedelta(days=1))
+        waiver_grant(
+            actor=user,
+            profile=profile,
+            rule_id=rule_id,
+            reason="r",
+            expires_at=timezone.now() + timedelta(days=1),
+        )
     waiver = waiver_grant(
-        actor=staff, profile=profile, rule_id=rule_id, reason="known, fixed in the next rollout",
+        actor=staff,
+        profile=profile,
+        rule_id=rule_id,
+        reason="known, fixed in the next rollout",
         expires_at=timezone.now() + timedelta(days=1),
     )
     # The waiver's re-check runs after commit; run the marked verdict now as the worker would.

@@ -1090,7 +1090,9 @@ def detect_format(text: str) -> str:
     if lines and (_ENV_COMMENT.match(lines[0]) or _ENV_JSON_COMMENT.match(lines[0])):
         return "yaml"
     content = [line for line in lines if not line.startswith("#")]
-    if content and (content[0] == "---" or _YAML_KEY_LINE.match(content[0])):
+    if content and (content[0] == "---" or content[0] == "-" or content[0].startswith("- ")):
+        return "yaml"  # a document marker or a YAML list (which parse_config_yaml refuses, saying why)
+    if content and _YAML_KEY_LINE.match(content[0]):
         return "yaml"
     return "command"
 

@@ -64,20 +64,27 @@ def alerts_create_for_change(*, change: VerdictChange, recheck: Recheck | None) 
 def _claim(recipient_id: int, recheck_id: int | None) -> list[int]:
     with transaction.atomic():
         alerts = Alert.objects.select_for_update(skip_locked=True).filter(
-            recipient_id=recipient_id, state=Alert.State.PENDING
+            recipient_id=recipient_id, state=Alert.State.PENDING, recheck_id=recheck_id
         )
-        if recheck_id is not None:
-            alerts = alerts.filter(recheck_id=recheck_id)
         ids = list(alerts.values_list("pk", flat=True))
         Alert.objects.filter(pk__in=ids).update(state=Alert.State.SENDING, claimed_at=timezone.now())
     return ids
 
 
-def pending_recipients(recheck_id: int | None = None) -> list[int]:
-    alerts = Alert.objects.filter(state=Alert.State.PENDING)
-    if recheck_id is not None:
-        alerts = alerts.filter(recheck_id=recheck_id)
+def pending_recipients(recheck_id: int) -> list[int]:
+    alerts = Alert.objects.filter(state=Alert.State.PENDING, recheck_id=recheck_id)
     return sorted(set(alerts.values_list("recipient_id", flat=True)))
+
+
+def pending_digests() -> list[tuple[int, int | None]]:
+    """(recipient, re-check) pairs still to mail, for re-checks that have finished.
+
+    A running re-check's alerts wait for its end, so that each recipient gets one digest per re-check.
+    """
+    alerts = Alert.objects.filter(state=Alert.State.PENDING).filter(
+        Q(recheck__isnull=True) | Q(recheck__state=Recheck.State.DONE)
+    )
+    return sorted(set(alerts.values_list("recipient_id", "recheck_id")), key=lambda p: (p[0], p[1] or 0))
 
 
 def alerts_send_digest(*, recipient_id: int, recheck_id: int | None = None) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 # changed one, so a batch of 500 takes well under a second and a lost batch costs little to redo.
 BATCH_SIZE = 500
 # A re-check with no progress for this long is considered stalled; the sweep enqueues its work again.
-STALL_AFTER = timedelta(seconds=60)
+STALL_AFTER = timedelta(seconds=getattr(settings, "RECHECK_STALL_SECONDS", 60))
 
 CAUSE_DETAIL = {
     "ruleset": "rule set {ruleset}",
@@ -135,6 +136,8 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
     from profiles.services import profile_check
 
     from .alerts import alerts_create_for_change
+    from .releases import fleet_release
+    from .rulesets import ruleset_current
 
     result = BatchResult()
     recheck = Recheck.objects.filter(pk=recheck_id).first()
@@ -153,9 +156,12 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
 
         rows = list(rows)
         waivers = waived_rule_ids_by_profile([row.profile_id for row in rows])
+        fleet, ruleset = fleet_release(), ruleset_current()
         for row in rows:
             profile = row.profile
-            verdict, release = profile_check(profile, waived=waivers.get(profile.pk, ()))
+            verdict, release = profile_check(
+                profile, waived=waivers.get(profile.pk, ()), fleet=fleet, ruleset=ruleset
+            )
             result.checked += 1
             if _same_outcome(row, verdict):
                 unchanged.append(row.pk)

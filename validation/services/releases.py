@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
 from ..engine.catalog import Catalog
-from ..models import FleetSettings, VllmRelease
+from ..engine.checks import HistoryIndex
+from ..engine.coverage import rule_coverage
+from ..engine.diff import diff_catalogs
+from ..models import FleetSettings, ReleaseCatalog, VllmRelease
 from .errors import DomainError, UnknownRelease
+
+logger = logging.getLogger(__name__)
 
 CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalogs"
 # The releases the product knows even without a catalog (issue: 0.20.0 to 0.33.0, patch releases included).
@@ -47,11 +55,11 @@ def release_store_catalog(*, release: VllmRelease, catalog: dict[str, Any]) -> b
     digest = catalog_digest(catalog)
     if release.catalog_sha256 == digest:
         return False
-    release.catalog = catalog
+    ReleaseCatalog.objects.update_or_create(release=release, defaults={"data": catalog})
     release.catalog_sha256 = digest
     release.source = catalog.get("source") or {}
     release.imported_at = timezone.now()
-    release.save(update_fields=["catalog", "catalog_sha256", "source", "imported_at"])
+    release.save(update_fields=["catalog_sha256", "source", "imported_at"])
     return True
 
 
@@ -92,24 +100,28 @@ def catalog_for(release: VllmRelease) -> Catalog | None:
     cached = _catalog_cache.get(release.pk)
     if cached and cached[0] == release.catalog_sha256:
         return cached[1]
-    data = release.catalog
-    if data is None:  # deferred field
-        data = VllmRelease.objects.values_list("catalog", flat=True).get(pk=release.pk)
+    data = ReleaseCatalog.objects.values_list("data", flat=True).get(release_id=release.pk)
     catalog = Catalog.from_dict(data)
     with _cache_lock:
         _catalog_cache[release.pk] = (release.catalog_sha256, catalog)
     return catalog
 
 
+_history_cache: dict[frozenset[tuple[str, str]], HistoryIndex] = {}
+
+
 class CatalogHistory(Mapping[str, Catalog]):
-    """Every release's catalog, loaded on first use (only needed to explain an unknown argument)."""
+    """Every release's catalog, loaded on first use (only needed to explain an unknown argument).
+
+    The engine asks for :meth:`history_index`, built once per set of (release, catalog digest) and shared by
+    every request of the process until a catalog changes."""
 
     def __init__(self) -> None:
         self._data: dict[str, Catalog] | None = None
 
     def _load(self) -> dict[str, Catalog]:
         if self._data is None:
-            releases = VllmRelease.objects.exclude(catalog_sha256="").defer("catalog")
+            releases = VllmRelease.objects.exclude(catalog_sha256="")
             self._data = {r.version: c for r in releases if (c := catalog_for(r)) is not None}
         return self._data
 
@@ -121,3 +133,128 @@ class CatalogHistory(Mapping[str, Catalog]):
 
     def __len__(self) -> int:
         return len(self._load())
+
+    def history_index(self) -> HistoryIndex:
+        key = frozenset(
+            VllmRelease.objects.exclude(catalog_sha256="").values_list("version", "catalog_sha256")
+        )
+        index = _history_cache.get(key)
+        if index is None:
+            index = HistoryIndex(self._load())
+            with _cache_lock:
+                _history_cache.clear()  # only the current set of catalogs is ever asked for again
+                _history_cache[key] = index
+        return index
+
+
+# ---- import, inspection, diff and rule coverage of releases
+
+
+@dataclass(frozen=True)
+class ReleaseImport:
+    release: VllmRelease
+    created: bool  # the release was not known before
+    changed: bool  # its catalog was stored (new, or different from the one it had)
+    digest: str
+    previous_digest: str  # "" if it had no catalog
+    recheck_scheduled: bool  # a re-check of the profiles on this release starts once the import commits
+
+
+def release_import(*, version: str, catalog: dict[str, Any]) -> ReleaseImport:
+    """Store an extracted catalog on its release (created if new).
+
+    An identical catalog (same digest) writes nothing. A changed catalog of a release that existed before
+    re-checks the profiles on it, after commit, as any release change does."""
+    version = str(version).strip()
+    if str(catalog.get("version") or "") != version:
+        raise DomainError(
+            f"the catalog is of vLLM {catalog.get('version')!r}, not {version!r}", field="vllm_version"
+        )
+    if not isinstance(catalog.get("arguments"), list) or not catalog["arguments"]:
+        raise DomainError("the catalog lists no arguments", field="catalog")
+    with transaction.atomic():
+        existed = VllmRelease.objects.filter(version=version).exists()
+        release = release_ensure(version=version)
+        release = VllmRelease.objects.select_for_update().get(pk=release.pk)  # one import at a time
+        previous = release.catalog_sha256
+        changed = release_store_catalog(release=release, catalog=catalog)
+        recheck = changed and existed
+        if recheck:
+            transaction.on_commit(lambda: _recheck_release(release.pk))
+    return ReleaseImport(
+        release=release,
+        created=not existed,
+        changed=changed,
+        digest=release.catalog_sha256,
+        previous_digest=previous,
+        recheck_scheduled=recheck,
+    )
+
+
+def _recheck_release(release_pk: int) -> None:
+    from . import rechecks
+
+    start = getattr(rechecks, "recheck_start", None)
+    if start is None:  # the re-check service of this code base does not offer it: nothing to start
+        logger.warning("vLLM release %s changed but no re-check service is available", release_pk)
+        return
+    start(cause="release", release=VllmRelease.objects.get(pk=release_pk), actor=None)
+
+
+def _catalog_data(release: VllmRelease) -> dict[str, Any]:
+    data = ReleaseCatalog.objects.filter(release_id=release.pk).values_list("data", flat=True).first()
+    if not release.catalog_sha256 or data is None:
+        raise DomainError(
+            f"vLLM {release.version} has no catalog; run `python manage.py import_vllm_release "
+            f"{release.version}`",
+            field="vllm_version",
+            code="no_catalog",
+        )
+    return data
+
+
+_LEADING_KEYS = ("flags", "name", "type", "default", "choices", "deprecated", "deprecation", "help")
+
+
+def release_catalog_document(release: VllmRelease) -> dict[str, Any]:
+    """The ``show_release`` document: ``{"version", "arguments": [{"flags", "name", "type", ...}]}``."""
+    data = _catalog_data(release)
+    arguments = []
+    for raw in data.get("arguments") or []:
+        entry = {key: raw.get(key) for key in _LEADING_KEYS}
+        entry.update({key: raw[key] for key in sorted(raw) if key not in entry})
+        arguments.append(entry)
+    return {"version": release.version, "arguments": arguments}
+
+
+def _release_catalog(version: str) -> Catalog:
+    release = release_get(version)
+    catalog = catalog_for(release)
+    if catalog is None:
+        _catalog_data(release)  # raises, naming the import command
+    return catalog
+
+
+def release_diff(*, old: str, new: str) -> dict[str, Any]:
+    """What changed from release ``old`` to release ``new`` (engine.diff.diff_catalogs)."""
+    return diff_catalogs(_release_catalog(old), _release_catalog(new))
+
+
+def release_coverage(*, version: str, ruleset=None) -> dict[str, Any]:
+    """Which raise-sites of the release's config code the current (or given) rule set checks."""
+    from .rulesets import ruleset_current
+
+    catalog = _release_catalog(version)
+    ruleset = ruleset or ruleset_current()
+    rules = [
+        {
+            "id": r["rule_id"],
+            "category": r["category"],
+            "message": r["message"],
+            "versions": r["versions"],
+            "enabled": r["enabled"],
+            "source": r["source"],
+        }
+        for r in ruleset.rules.values("rule_id", "category", "message", "versions", "enabled", "source")
+    ]
+    return {"ruleset": ruleset.number, **rule_coverage(catalog, rules)}

@@ -1,0 +1,235 @@
+"""The background pipeline end to end: a real Celery worker on the real Redis, real SMTP, PostgreSQL."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from profiles.models import Profile, ProfileRevision, TeamMembership
+from profiles.services import profile_document, team_add_member
+from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
+from tests.tasks.conftest import wait_for
+from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
+from validation.services import document_validate, fleet_release, ruleset_current
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+EAGER_RULE = {
+    "id": "org-no-enforce-eager",
+    "category": "policy",
+    "severity": "error",
+    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
+    "when": "has(args.enforce_eager) && args.enforce_eager == true",
+}
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def wait_recheck(client, recheck_id, timeout=120):
+    def done():
+        body = client.get(f"/api/v1/rechecks/{recheck_id}/").json()
+        return body if body["state"] == "done" else None
+
+    return wait_for(done, timeout=timeout, what=f"re-check {recheck_id}")
+
+
+def bulk_profiles(team, owners, count, *, eager_every=0, start=0):
+    """Many valid profiles at once (one evaluation, bulk inserts), as an organisation would have stored."""
+    profiles = []
+    for i in range(start, start + count):
+        eager = bool(eager_every) and i % eager_every == 0
+        args = {"max_model_len": 4096 + i}
+        if eager:
+            args["enforce_eager"] = True
+        profiles.append(
+            Profile(
+                team=team,
+                name=f"svc-{i:05d}",
+                kind="serving",
+                owner=owners[i % len(owners)],
+                model_name="org/model",
+                engine_args=args,
+            )
+        )
+    Profile.objects.bulk_create(profiles, batch_size=2000)
+    release = fleet_release()
+    ruleset = ruleset_current()
+    sample = document_validate(profile_document(profiles[0], release=release), release=release)
+    assert sample.valid
+    Verdict.objects.bulk_create(
+        [
+            Verdict(
+                profile=p,
+                state=sample.state,
+                findings=[f.as_dict() for f in sample.findings],
+                ruleset=ruleset,
+                release=release,
+                release_catalog_sha256=release.catalog_sha256,
+                profile_revision=1,
+            )
+            for p in profiles
+        ],
+        batch_size=2000,
+    )
+    ProfileRevision.objects.bulk_create(
+        [ProfileRevision(profile=p, revision=1, data={}) for p in profiles], batch_size=2000
+    )
+    return profiles
+
+
+def publish_eager_rule(staff_client):
+    draft = staff_client.post("/api/v1/rulesets/", {}, format="json").json()["id"]
+    assert staff_client.post(f"/api/v1/rulesets/{draft}/rules/", EAGER_RULE, format="json").status_code == 200
+    response = staff_client.post(f"/api/v1/rulesets/{draft}/publish/")
+    assert response.status_code == 202, response.content
+    return response.json()["recheck"]
+
+
+def test_seed_scenario_end_to_end(workers, smtp, staff, user, team):
+    workers.start()
+    staff_client, owner_client = client_for(staff), client_for(user)
+    staff_client.put("/api/v1/fleet/", {"vllm_version": "0.32.0"}, format="json")
+    created = owner_client.post(
+        "/api/v1/profiles/",
+        {
+            "team": team.slug,
+            "name": "teacher",
+            "kind": "collection",
+            "command": SEED_COMMAND,
+            "vllm_version": "",
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    profile_id = created.json()["id"]
+    assert created.json()["state"] in ("valid", "warning")
+
+    moved = staff_client.put("/api/v1/fleet/", {"vllm_version": "0.31.0"}, format="json")
+    assert moved.status_code == 202
+    recheck = wait_recheck(staff_client, moved.json()["recheck"])
+    assert (recheck["total"], recheck["newly_invalid"]) == (1, 1)
+    profile = owner_client.get(f"/api/v1/profiles/{profile_id}/").json()
+    assert profile["state"] == "invalid"
+    assert SEED_MESSAGE_031 in [f["message"] for f in profile["findings"]]
+
+    wait_for(lambda: smtp.bodies(user.email), what="the owner's alert e-mail")
+    back = staff_client.put("/api/v1/fleet/", {"vllm_version": "0.32.0"}, format="json")
+    recheck = wait_recheck(staff_client, back.json()["recheck"])
+    assert recheck["newly_valid"] == 1
+    assert owner_client.get(f"/api/v1/profiles/{profile_id}/").json()["state"] in ("valid", "warning")
+
+    history = owner_client.get(f"/api/v1/profiles/{profile_id}/history/").json()["results"]
+    causes = [(h["cause"], h["cause_detail"], h["to_state"]) for h in history]
+    assert causes[0][:2] == ("release", "vLLM release 0.32.0") and causes[0][2] != "invalid"
+    assert causes[1] == ("release", "vLLM release 0.31.0", "invalid")
+
+    # Let the sweep run a few times: still exactly one e-mail for the owner, quoting vLLM's message.
+    import time
+
+    time.sleep(3)
+    bodies = smtp.bodies(user.email)
+    assert len(bodies) == 1
+    assert SEED_MESSAGE_031 in bodies[0] and f"http://profiles.test/profiles/{profile_id}/" in bodies[0]
+
+
+def test_publish_breaking_3_of_1000_alerts_those_3_only_and_republish_sends_nothing(
+    workers, smtp, staff, team
+):
+    owners = [get_user_model().objects.create_user(f"owner{i}", f"owner{i}@example.com") for i in range(5)]
+    for owner in owners:
+        team_add_member(actor=staff, team=team, user=owner)
+    TeamMembership.objects.filter(team=team, user=staff).update(watch=False)
+    profiles = bulk_profiles(team, owners, 997)
+    broken = bulk_profiles(team, owners[:3], 3, eager_every=1, start=997)
+    workers.start()
+    staff_client = client_for(staff)
+
+    recheck = wait_recheck(staff_client, publish_eager_rule(staff_client))
+    assert (recheck["total"], recheck["done"], recheck["newly_invalid"]) == (1000, 1000, 3)
+    assert set(Alert.objects.values_list("profile_id", flat=True)) == {p.pk for p in broken}
+    wait_for(lambda: Alert.objects.filter(state="sent").count() == 3, what="3 alerts sent")
+    assert sorted(m["to"][0] for m in smtp.messages) == [
+        "owner0@example.com",
+        "owner1@example.com",
+        "owner2@example.com",
+    ]
+    assert Verdict.objects.filter(state="invalid").count() == 3 and len(profiles) == 997
+
+    # Publishing the same rules again: a re-check that changes nothing and sends nothing.
+    draft = staff_client.post("/api/v1/rulesets/", {}, format="json").json()["id"]
+    again = wait_recheck(
+        staff_client, staff_client.post(f"/api/v1/rulesets/{draft}/publish/").json()["recheck"]
+    )
+    assert (again["total"], again["newly_invalid"], again["newly_valid"]) == (1000, 0, 0)
+    import time
+
+    time.sleep(2)
+    assert len(smtp.messages) == 3 and Alert.objects.count() == 3
+
+
+def test_killing_the_worker_mid_recheck_of_10000_finishes_each_profile_once_without_duplicate_mail(
+    workers, smtp, staff, team
+):
+    owners = [get_user_model().objects.create_user(f"o{i}", f"o{i}@example.com") for i in range(10)]
+    for owner in owners:
+        team_add_member(actor=staff, team=team, user=owner)
+    TeamMembership.objects.filter(team=team, user=staff).update(watch=False)
+    bulk_profiles(team, owners, 10_000, eager_every=99)  # 102 profiles break, spread over the 10 owners
+    broken = len(range(0, 10_000, 99))
+    first = workers.start("w1")
+    staff_client = client_for(staff)
+    recheck_id = publish_eager_rule(staff_client)
+
+    wait_for(
+        lambda: Recheck.objects.get(pk=recheck_id).done >= 1000, timeout=120, what="the re-check to start"
+    )
+    workers.kill(first)
+    done_at_kill = Recheck.objects.get(pk=recheck_id).done
+    assert done_at_kill < 10_000, "the re-check finished before the worker could be killed"
+
+    workers.start("w2")
+    recheck = wait_recheck(staff_client, recheck_id, timeout=300)
+    assert (recheck["total"], recheck["done"], recheck["newly_invalid"]) == (10_000, 10_000, broken)
+    assert not Verdict.objects.filter(pending_recheck__isnull=False).exists()
+    current = RuleSet.objects.filter(status="published").order_by("-number").first()
+    assert Verdict.objects.filter(ruleset=current).count() == 10_000
+    # Each broken profile changed state exactly once, and got one alert.
+    changes = VerdictChange.objects.filter(cause="ruleset")
+    assert changes.count() == broken and changes.values("profile").distinct().count() == broken
+    assert Alert.objects.count() == broken
+    wait_for(lambda: Alert.objects.filter(state="sent").count() == broken, timeout=60, what="all alerts sent")
+    import time
+
+    time.sleep(2)
+    recipients = [m["to"][0] for m in smtp.messages]
+    assert sorted(recipients) == sorted(o.email for o in owners), "one digest per owner, none twice"
+
+
+def test_publish_while_redis_is_down_is_applied_by_the_sweep_after_redis_is_back(
+    workers, smtp, staff, user, team
+):
+    bulk_profiles(team, [user], 50, eager_every=10)
+    staff_client = client_for(staff)
+    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"], check=False)
+    try:
+        draft = staff_client.post("/api/v1/rulesets/", {}, format="json").json()["id"]
+        staff_client.post(f"/api/v1/rulesets/{draft}/rules/", EAGER_RULE, format="json")
+        response = staff_client.post(f"/api/v1/rulesets/{draft}/publish/")
+        assert response.status_code == 202, response.content
+        assert RuleSet.objects.get(pk=draft).status == "published"
+        recheck = Recheck.objects.get(pk=response.json()["recheck"])
+        assert recheck.state == "pending" and recheck.total == 50
+    finally:
+        subprocess.run(["bash", "scripts/services.sh"], check=True, capture_output=True)
+    workers.start()
+    done = wait_recheck(staff_client, recheck.pk, timeout=120)
+    assert (done["done"], done["newly_invalid"]) == (50, 5)
+    wait_for(lambda: smtp.bodies(user.email), what="the digest after the outage")
+    assert len(smtp.bodies(user.email)) == 1
