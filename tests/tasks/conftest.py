@@ -3,6 +3,7 @@ test database shared with the worker (tests here use transaction=True so the wor
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -62,10 +63,8 @@ def broker():
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     client.flushdb()
     yield settings.CELERY_BROKER_URL
-    try:
+    with contextlib.suppress(redis.exceptions.ConnectionError):
         client.flushdb()
-    except redis.exceptions.ConnectionError:
-        pass
 
 
 class Workers:
