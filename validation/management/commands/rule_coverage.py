@@ -1,0 +1,34 @@
+"""`manage.py rule_coverage X.Y.Z [--format json|text]`: which raise-sites of a release's config code the
+current rule set checks, which it does not, and which of its rules claim the release with a message the
+release no longer has."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand
+
+from validation.engine.coverage import render_coverage_text
+from validation.services import DomainError
+from validation.services.releases import release_coverage
+
+from ._release_cli import fail
+
+
+class Command(BaseCommand):
+    help = "Rule coverage of a vLLM release's raise-sites by the current published rule set."
+
+    def add_arguments(self, parser):
+        parser.add_argument("version")
+        parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument("--limit", type=int, default=None, help="text: list at most N sites per section")
+
+    def handle(self, *args, **options):
+        try:
+            report = release_coverage(version=options["version"])
+        except DomainError as exc:
+            raise fail(exc.message) from None
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(render_coverage_text(report, limit=options["limit"]))
