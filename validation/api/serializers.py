@@ -51,6 +51,31 @@ class ReleaseSerializer(serializers.ModelSerializer):
         return bool(fleet and fleet.pk == obj.pk)
 
 
+class ReleaseDiffSerializer(serializers.Serializer):
+    """``GET /api/v1/releases/{a}/diff/{b}/`` (the shape of validation.engine.diff.diff_catalogs)."""
+
+    to = serializers.CharField()
+    arguments = serializers.JSONField(help_text="added, removed, renamed, changed")
+    errors = serializers.JSONField(help_text="error messages added and removed, with their sites")
+    summary = serializers.JSONField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = serializers.CharField()  # a keyword in Python
+        return fields
+
+
+class ReleaseCoverageSerializer(serializers.Serializer):
+    """``GET /api/v1/releases/{version}/coverage/`` (validation.engine.coverage.rule_coverage)."""
+
+    version = serializers.CharField()
+    ruleset = serializers.IntegerField()
+    summary = serializers.JSONField(help_text="counts and percentages")
+    covered = serializers.JSONField(help_text="raise-sites with the ids of the rules that check them")
+    uncovered = serializers.JSONField(help_text="raise-sites no rule checks")
+    stale_rules = serializers.JSONField(help_text="rules claiming the release whose message it does not have")
+
+
 class RuleSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="rule_id")
 
