@@ -27,6 +27,7 @@ lint: venv
 	$(PY) manage.py check
 
 test: venv services lint
+	bash scripts/ensure-chromium.sh
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) .venv/bin/pytest
 
 bench: venv
