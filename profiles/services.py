@@ -339,3 +339,175 @@ def profile_dry_run(*, data: ProfileInput) -> Verdict:
 def input_shape(text: str) -> str:
     """'command' for a `vllm serve` line, else 'config' (a vLLM --config YAML file, or JSON)."""
     return "command" if engine_parse.detect_format(text) == "command" else "config"
+
+
+# --- Dashboard actions: mechanical fixes, diffs, and splitting a mixed profile ---
+
+
+def engine_args_apply_fix(args: Mapping[str, Any], fix: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine arguments after a finding's mechanical ``fix`` ({"unset": [...], "set": {...}}).
+
+    A dotted key (``profiler_config.profiler``) addresses a key inside a JSON-valued argument, as vLLM's
+    dotted flags do; a JSON argument left empty by an unset is removed.
+    """
+    import copy
+
+    result = copy.deepcopy(dict(args))
+    for key in fix.get("unset") or ():
+        path = str(key).split(".")
+        parents = [result]
+        for part in path[:-1]:
+            child = parents[-1].get(part)
+            if not isinstance(child, dict):
+                break
+            parents.append(child)
+        else:
+            parents[-1].pop(path[-1], None)
+            for depth in range(len(parents) - 1, 0, -1):  # drop containers the unset left empty
+                if not parents[depth]:
+                    parents[depth - 1].pop(path[depth - 1], None)
+    for key, value in (fix.get("set") or {}).items():
+        path = str(key).split(".")
+        target = result
+        for part in path[:-1]:
+            if not isinstance(target.get(part), dict):
+                target[part] = {}
+            target = target[part]
+        target[path[-1]] = copy.deepcopy(value)
+    return result
+
+
+def mapping_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Key by key: [{"key", "change": "added" | "removed" | "changed", "before", "after"}], sorted by key."""
+    rows = []
+    for key in sorted(set(before) | set(after)):
+        if key not in after:
+            rows.append({"key": key, "change": "removed", "before": before[key], "after": None})
+        elif key not in before:
+            rows.append({"key": key, "change": "added", "before": None, "after": after[key]})
+        elif before[key] != after[key]:
+            rows.append({"key": key, "change": "changed", "before": before[key], "after": after[key]})
+    return rows
+
+
+SNAPSHOT_MAPPINGS = ("engine_args", "env", "hardware", "model_config")
+
+
+def snapshot_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What changed between two revision snapshots; arguments, env and hardware key by key (``args.x``)."""
+    rows = []
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if name in SNAPSHOT_MAPPINGS and isinstance(old or {}, dict) and isinstance(new or {}, dict):
+            prefix = "args" if name == "engine_args" else name
+            for row in mapping_diff(old or {}, new or {}):
+                rows.append({**row, "key": f"{prefix}.{row['key']}"})
+        elif old != new:
+            change = "added" if old in (None, "") else "removed" if new in (None, "") else "changed"
+            rows.append({"key": name, "change": change, "before": old, "after": new})
+    return rows
+
+
+def _finding_fix(profile: Profile, rule_id: str) -> dict[str, Any]:
+    verdict = getattr(profile, "verdict", None)
+    for finding in verdict.findings if verdict else ():
+        if finding.get("rule") == rule_id and finding.get("fix"):
+            return finding["fix"]
+    raise DomainError(f"the profile has no finding of rule {rule_id!r} with a mechanical fix", code="no_fix")
+
+
+@dataclass
+class FixPreview:
+    rule_id: str
+    fix: dict[str, Any]
+    engine_args: dict[str, Any]
+    diff: list[dict[str, Any]]
+    verdict: Verdict
+
+
+def profile_fix_preview(*, profile: Profile, rule_id: str) -> FixPreview:
+    """What applying a finding's fix would change, and the verdict after it; nothing is saved."""
+    fix = _finding_fix(profile, rule_id)
+    new_args = engine_args_apply_fix(profile.engine_args, fix)
+    candidate = Profile(
+        team=profile.team,
+        name=profile.name,
+        kind=profile.kind,
+        model_name=profile.model_name,
+        model_architecture=profile.model_architecture,
+        model_config=profile.model_config,
+        vllm_release=profile.vllm_release,
+        engine_args=new_args,
+        env=profile.env,
+        hardware=profile.hardware,
+    )
+    verdict, _ = profile_check(candidate, waived=_active_waivers(profile))
+    return FixPreview(rule_id, fix, new_args, mapping_diff(profile.engine_args, new_args), verdict)
+
+
+def profile_apply_fix(
+    *, actor, profile: Profile, rule_id: str, expected_revision: int | None = None
+) -> tuple[Profile, Verdict]:
+    """Save the profile with a finding's fix applied (validated and conflict-checked like any edit)."""
+    new_args = engine_args_apply_fix(profile.engine_args, _finding_fix(profile, rule_id))
+    data = ProfileInput(engine_args=new_args, env=dict(profile.env), provided={"engine_args", "env"})
+    return profile_update(actor=actor, profile=profile, data=data, expected_revision=expected_revision)
+
+
+class SplitInvalid(DomainError):
+    """One of the two profiles of a split has errors: nothing was saved; both verdicts are given."""
+
+    def __init__(self, verdicts: dict[str, Verdict]):
+        self.verdicts = verdicts
+        bad = [kind for kind, verdict in verdicts.items() if not verdict.valid]
+        message = f"the {' and '.join(bad)} profile would be invalid; nothing was saved"
+        super().__init__(message, code="invalid")
+
+
+def profile_is_mixed(profile: Profile) -> bool:
+    """Serving and collection in one: sampling masks together with speculative decoding."""
+    args = profile.engine_args or {}
+    return bool(args.get("return_sampling_mask")) and bool(args.get("speculative_config"))
+
+
+def profile_split_plan(profile: Profile) -> dict[str, ProfileInput]:
+    """The two profiles that replace a mixed one, as the vLLM error record recommends: a serving profile that
+    keeps speculative decoding without masks, and a collection profile that keeps the masks with
+    logprobs_mode=processed_logprobs and no speculative decoding."""
+    args = dict(profile.engine_args or {})
+    serving_args = {k: v for k, v in args.items() if k != "return_sampling_mask"}
+    collection_args = {k: v for k, v in args.items() if k != "speculative_config"}
+    collection_args.update(return_sampling_mask=True, logprobs_mode="processed_logprobs")
+    common = {
+        "model": profile.model_name,
+        "model_architecture": profile.model_architecture,
+        "model_config": profile.model_config,
+        "vllm_version": profile.vllm_release.version if profile.vllm_release else "",
+        "env": dict(profile.env or {}),
+        "hardware": dict(profile.hardware or {}),
+        "description": f"Split from {profile.team.slug}/{profile.name}.",
+    }
+    return {
+        kind: ProfileInput.from_mapping(
+            {**common, "kind": kind, "name": f"{profile.name}-{kind}", "engine_args": kind_args}
+        )
+        for kind, kind_args in (("serving", serving_args), ("collection", collection_args))
+    }
+
+
+def profile_split_check(profile: Profile) -> dict[str, Verdict]:
+    return {kind: profile_dry_run(data=data) for kind, data in profile_split_plan(profile).items()}
+
+
+def profile_split(*, actor, profile: Profile) -> dict[str, tuple[Profile, Verdict]]:
+    """Create the serving and the collection profile of a mixed one, both or neither (one transaction)."""
+    if not profile_is_mixed(profile):
+        raise DomainError("only a profile with both return_sampling_mask and speculative_config can be split")
+    verdicts = profile_split_check(profile)
+    if not all(verdict.valid for verdict in verdicts.values()):
+        raise SplitInvalid(verdicts)
+    plan = profile_split_plan(profile)
+    with transaction.atomic():
+        return {
+            kind: profile_create(actor=actor, team=profile.team, data=data) for kind, data in plan.items()
+        }
