@@ -208,3 +208,26 @@ def test_disabled_rules_do_not_run():
 def test_only_read_defaults_reach_cel():
     assert referenced_effective_keys(["effective.a == 1 && has(effective.b)", "args.c"]) == {"a", "b"}
     assert referenced_effective_keys(["size(effective) > 0"]) is None
+
+
+def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
+    """The per-profile rule selection must give exactly the findings of running every rule."""
+    from pathlib import Path
+
+    from benchmarks.engine import generate
+    from validation.engine.catalog import Catalog
+    from validation.engine.rules import _ReleasePlan
+
+    root = Path(__file__).resolve().parents[2]
+    catalogs = {p.stem: Catalog.load(p) for p in sorted((root / "validation" / "catalogs").glob("*.json"))}
+    ruleset = compile_ruleset(load_pack(root / "validation" / "rulepacks" / "builtin.yaml"))
+    docs = generate(catalogs, 600, seed=7)
+    selected = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]]) for d in docs]
+    original = _ReleasePlan.to_run
+    try:
+        _ReleasePlan.to_run = lambda self, present: set(range(len(self.rules)))
+        everything = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]]) for d in docs]
+    finally:
+        _ReleasePlan.to_run = original
+    assert [v.as_dict() for v in selected] == [v.as_dict() for v in everything]
+    assert sum(not v.valid for v in selected) > 50  # the sample exercises failing rules too

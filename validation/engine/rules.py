@@ -259,13 +259,105 @@ def expand_derived(expr: str, definitions: Mapping[str, str]) -> str:
     )
 
 
+# The parts of a profile whose keys can be present or absent; `effective` reads count as `args` reads.
+PRESENCE_ROOTS = ("args", "env", "model", "model.config", "hardware")
+
+
+def _present_keys(doc: Mapping[str, Any]) -> dict[str, set[str]]:
+    model = doc.get("model") or {}
+    config = model.get("config")
+    return {
+        "args": set(doc.get("args") or ()),
+        "env": set(doc.get("env") or ()),
+        "model": {k for k, v in model.items() if v is not None},
+        "model.config": set(config) if isinstance(config, Mapping) else set(),
+        "hardware": {k for k, v in (doc.get("hardware") or {}).items() if v is not None},
+    }
+
+
+@dataclass(frozen=True)
+class _PlannedRule:
+    """A rule of a release plan, with what decides whether it must run for a given profile.
+
+    A rule's outcome depends only on the keys it reads. For a profile that sets none of them, the outcome is
+    the one computed once on the empty profile of that release and kind (``baseline``), so only the rules
+    that read something the profile sets run per profile. This is exact, not a heuristic.
+    """
+
+    rule: CompiledRule
+    triggers: dict[str, frozenset[str]] | None  # None: reads a whole map, always run
+    baseline: Finding | None
+
+    def must_run(self, present: Mapping[str, set[str]]) -> bool:
+        if self.triggers is None:
+            return True
+        return any(not keys.isdisjoint(present[root]) for root, keys in self.triggers.items() if keys)
+
+
+def _triggers(when: str) -> dict[str, frozenset[str]] | None:
+    reads = {root: referenced_keys([when], root) for root in NAMESPACES}
+    if any(reads[root] is None for root in (*PRESENCE_ROOTS, "effective")):
+        return None
+    return {
+        "args": reads["args"] | reads["effective"],  # type: ignore[operator]
+        "env": reads["env"],
+        "model": reads["model"],
+        "model.config": reads["model.config"],
+        "hardware": reads["hardware"],
+    }  # type: ignore[return-value]
+
+
 @dataclass
 class _ReleasePlan:
     """What one release needs, computed once per (rule set, release, kind) and reused per profile."""
 
-    rules: tuple[CompiledRule, ...]
+    rules: tuple[_PlannedRule, ...]
     defaults: dict[str, Any]
     wanted: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    # root -> key -> positions of the rules that read it; rules that always run; baseline findings.
+    index: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)
+    always: frozenset[int] = frozenset()
+    baseline: tuple[tuple[int, Finding], ...] = ()
+    reads: tuple[dict[str, frozenset[str] | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
+        always = set()
+        for position, planned in enumerate(self.rules):
+            if planned.triggers is None:
+                always.add(position)
+                continue
+            for root, keys in planned.triggers.items():
+                for key in keys:
+                    index[root].setdefault(key, []).append(position)
+        self.index = {root: {k: tuple(v) for k, v in keys.items()} for root, keys in index.items()}
+        self.always = frozenset(always)
+        self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
+        self.reads = tuple(
+            {root: referenced_keys([p.rule.when], root) for root in NAMESPACES} for p in self.rules
+        )
+
+    def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
+        """The keys the rules about to run read: only those are converted into CEL values."""
+        wanted: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
+        for position in run:
+            for root, keys in self.reads[position].items():
+                current = wanted[root]
+                if keys is None:
+                    wanted[root] = None
+                elif current is not None:
+                    current.update(keys)
+        return {root: (None if keys is None else frozenset(keys)) for root, keys in wanted.items()}
+
+    def to_run(self, present: Mapping[str, set[str]]) -> set[int]:
+        run = set(self.always)
+        for root, keys in present.items():
+            by_key = self.index[root]
+            for key in keys:
+                positions = by_key.get(key)
+                if positions:
+                    run.update(positions)
+        return run
 
 
 @dataclass
@@ -277,7 +369,7 @@ class CompiledRuleSet:
     _plans: dict[tuple[str, str, str | None], _ReleasePlan] = field(default_factory=dict, repr=False)
 
     def rules_for(self, version: str, kind: str) -> tuple[CompiledRule, ...]:
-        return self._plan(version, kind, None).rules
+        return tuple(planned.rule for planned in self._plan(version, kind, None).rules)
 
     def _plan(self, version: str, kind: str, catalog: Catalog | None) -> _ReleasePlan:
         key = (version, kind, catalog.version if catalog else None)
@@ -302,7 +394,20 @@ class CompiledRuleSet:
                 # An argument the profile does not set and whose default is unknown (resolved at start-up,
                 # or no catalog) reads as null: "not set" is a known fact, not an unknown input.
                 defaults = {k: defaults.get(k) for k in wanted["effective"]}
-            plan = self._plans[key] = _ReleasePlan(rules, defaults, wanted)
+            empty = {
+                "kind": kind,
+                "vllm": {"version": version},
+                "model": {},
+                "args": {},
+                "env": {},
+                "hardware": {},
+            }
+            baseline_context = cel.Context(variables=build_context(empty, defaults, wanted))
+            planned = tuple(
+                _PlannedRule(rule, _triggers(rule.when), _run(rule, baseline_context, frozenset()))
+                for rule in rules
+            )
+            plan = self._plans[key] = _ReleasePlan(planned, defaults, wanted)
         return plan
 
     def _derived_definitions(self, version: Version | None) -> dict[str, str]:
@@ -331,9 +436,25 @@ class CompiledRuleSet:
         version = str((doc.get("vllm") or {}).get("version") or "")
         kind = str(doc.get("kind") or "serving")
         plan = self._plan(version, kind, catalog)
-        cel_context = cel.Context(variables=build_context(doc, plan.defaults, plan.wanted))
-        findings = [f for rule in plan.rules if (f := _run(rule, cel_context, waived_ids)) is not None]
-        findings.sort(key=lambda f: SEVERITY_ORDER[f.severity])
+        run = plan.to_run(_present_keys(doc))
+        found: list[tuple[int, Finding]] = []
+        for position, finding in plan.baseline:
+            if position not in run:
+                if finding.rule in waived_ids:
+                    finding = replace(finding, waived=True)
+                found.append((position, finding))
+        if run:
+            wanted = plan.wanted_for(run)
+            effective = wanted["effective"]
+            defaults = plan.defaults if effective is None else {k: plan.defaults.get(k) for k in effective}
+            cel_context = cel.Context(variables=build_context(doc, defaults, wanted))
+            rules = plan.rules
+            for position in run:
+                finding = _run(rules[position].rule, cel_context, waived_ids)
+                if finding is not None:
+                    found.append((position, finding))
+        found.sort(key=lambda item: (SEVERITY_ORDER[item[1].severity], item[0]))
+        findings = [finding for _, finding in found]
         return Verdict(vllm_version=version or None, ruleset=self.version_id, findings=tuple(findings))
 
 
