@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from django.urls import reverse
 
 from profiles.services import ProfileInput, profile_create
 from tests.conftest import SEED_MESSAGE_031
@@ -134,7 +133,9 @@ def test_add_edit_disable_delete_a_rule(staff_client, draft):
     edit = staff_client.get(base + "org-no-enforce-eager/")
     assert edit.status_code == 200 and "has(args.enforce_eager)" in edit.content.decode()
     # The id is fixed on edit: a changed id in the post is ignored.
-    response = staff_client.post(base + "org-no-enforce-eager/", {**EAGER_RULE, "id": "x", "severity": "warning"})
+    response = staff_client.post(
+        base + "org-no-enforce-eager/", {**EAGER_RULE, "id": "x", "severity": "warning"}
+    )
     assert response.status_code == 302
     assert draft.rules.get(rule_id="org-no-enforce-eager").severity == "warning"
     assert not draft.rules.filter(rule_id="x").exists()
