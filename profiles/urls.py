@@ -6,5 +6,11 @@ app_name = "profiles"
 
 urlpatterns = [
     path("", views.profile_list, name="list"),
+    path("profiles/new/", views.profile_create, name="create"),
+    path("profiles/validate/", views.profile_validate, name="validate"),
     path("profiles/<int:pk>/", views.profile_detail, name="detail"),
+    path("profiles/<int:pk>/edit/", views.profile_edit, name="edit"),
+    path("profiles/<int:pk>/fix/<slug:rule_id>/", views.profile_fix, name="fix"),
+    path("profiles/<int:pk>/split/", views.profile_split, name="split"),
+    path("profiles/<int:pk>/waivers/", views.waiver_create, name="waiver-create"),
 ]

@@ -1,34 +1,476 @@
+"""Pages of the dashboard: parse the request, call a selector or a service, render a template.
+
+Each page works as plain HTML forms and links; htmx (static/vendor) only swaps fragments in place.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, time
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q
+from django.http import QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
 
 from validation import services as validation_services
+from validation.engine.types import SEVERITIES
+from validation.models import Rule, Verdict
+from validation.selectors import releases_ordered
+from validation.services import DomainError
+from validation.services.waivers import waiver_grant
 
 from . import selectors, services
+from .forms import SORTS, ProfileFilterForm, ProfileForm, WaiverForm
+from .models import Profile, Team, TeamMembership
+
+ARG_FIELDS = {"command", "config", "engine_args", "model", "env"}
+
+
+# --- helpers --------------------------------------------------------------------------------------------
+
+
+def _is_fragment(request) -> bool:
+    """An htmx swap (not a history restore, which needs the whole page)."""
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and not htmx.history_restore_request
+
+
+def _editable_team_slugs(user) -> list[str]:
+    if user.is_staff or user.is_superuser:
+        return list(Team.objects.order_by("slug").values_list("slug", flat=True))
+    return list(
+        TeamMembership.objects.filter(user=user, role__in=services.EDITOR_ROLES)
+        .order_by("team__slug")
+        .values_list("team__slug", flat=True)
+    )
+
+
+def _can_waive(user, profile: Profile) -> bool:
+    if user.is_staff or user.is_superuser:
+        return True
+    return TeamMembership.objects.filter(team_id=profile.team_id, user=user, role="admin").exists()
+
+
+def _grouped(findings) -> list[tuple[str, list[dict]]]:
+    """Findings by severity (errors first), as (severity, [finding]) for the templates."""
+    dicts = [f if isinstance(f, dict) else f.as_dict() for f in findings]
+    return [
+        (sev, [f for f in dicts if f["severity"] == sev])
+        for sev in SEVERITIES
+        if any(f["severity"] == sev for f in dicts)
+    ]
+
+
+def _arg_rows(args: dict, findings) -> list[dict]:
+    """Engine arguments as table rows, each with the active findings that concern it."""
+    dicts = [f if isinstance(f, dict) else f.as_dict() for f in findings]
+    rows = []
+    for name in sorted(args):
+        concerns = [
+            f
+            for f in dicts
+            if not f.get("waived")
+            and any(field == name or field.startswith(name + ".") for field in f["fields"])
+        ]
+        worst = min((SEVERITIES.index(f["severity"]) for f in concerns), default=None)
+        rows.append(
+            {
+                "name": name,
+                "value": args[name],
+                "findings": concerns,
+                "severity": SEVERITIES[worst] if worst is not None else "",
+            }
+        )
+    return rows
+
+
+def _unplaced(findings, args: dict) -> list[dict]:
+    """Active findings about fields that are not among the set arguments (e.g. a missing env variable)."""
+    dicts = [f if isinstance(f, dict) else f.as_dict() for f in findings]
+    return [
+        f
+        for f in dicts
+        if not f.get("waived")
+        and f["severity"] != "info"
+        and not any(field.split(".")[0] in args for field in f["fields"])
+    ]
+
+
+def _form_error(form, exc: DomainError) -> None:
+    field = exc.field if exc.field in form.fields else ("source" if exc.field in ARG_FIELDS else None)
+    form.add_error(field, exc.message)
+
+
+# --- list -------------------------------------------------------------------------------------------------
 
 
 @login_required
 def profile_list(request):
-    profiles = selectors.profiles_visible_to(request.user).order_by("team__slug", "name")
-    page = Paginator(profiles, 50).get_page(request.GET.get("page"))
-    return render(
-        request,
-        "profiles/list.html",
-        {"page": page, "fleet_release": validation_services.fleet_release()},
+    user = request.user
+    teams = list(selectors.teams_visible_to(user).order_by("slug").values_list("id", "slug"))
+    releases = list(releases_ordered().values_list("id", "version"))
+    form = ProfileFilterForm(
+        request.GET or None, teams=[slug for _, slug in teams], releases=[v for _, v in releases]
     )
+    filters = form.cleaned_data if form.is_valid() else {}
+    fleet = validation_services.fleet_release()
+
+    profiles = selectors.profiles_visible_to(user)
+    if query := (filters.get("q") or "").strip():
+        profiles = profiles.filter(Q(name__icontains=query) | Q(model_name__icontains=query))
+    if filters.get("kind"):
+        profiles = profiles.filter(kind=filters["kind"])
+    if filters.get("team"):
+        profiles = profiles.filter(team_id=dict((s, i) for i, s in teams)[filters["team"]])
+    if release := filters.get("release"):
+        if release == "fleet":
+            profiles = profiles.filter(vllm_release__isnull=True)
+        else:
+            pinned = Q(vllm_release_id=dict((v, i) for i, v in releases)[release])
+            profiles = profiles.filter(
+                pinned | Q(vllm_release__isnull=True) if release == fleet.version else pinned
+            )
+    if rule := (filters.get("rule") or "").strip():
+        profiles = profiles.filter(verdict__rule_ids__contains=[rule])
+
+    # One GROUP BY for the summary strip; it also gives the total, so the pages need no COUNT(*).
+    counts = {state: 0 for state in Verdict.State.values}
+    for row in profiles.order_by().values("verdict__state").annotate(n=Count("id")):
+        counts[row["verdict__state"] or Verdict.State.UNVERIFIED] += row["n"]
+    state = filters.get("state")
+    if state == Verdict.State.UNVERIFIED:
+        profiles = profiles.filter(Q(verdict__isnull=True) | Q(verdict__state=state))
+    elif state:
+        profiles = profiles.filter(verdict__state=state)
+    total = counts[state] if state else sum(counts.values())
+
+    size = filters.get("size") or 50
+    num_pages = max(1, math.ceil(total / size))
+    try:
+        number = min(max(1, int(request.GET.get("page", 1))), num_pages)
+    except ValueError:
+        number = 1
+    ordering = SORTS.get(filters.get("sort") or "team", SORTS["team"])
+    rows = list(profiles.order_by(*ordering)[(number - 1) * size : number * size])
+
+    params = request.GET.copy()
+    params.pop("page", None)
+    strip_params = params.copy()
+    strip_params.pop("state", None)
+    summary = []
+    for name in Verdict.State.values:
+        link = strip_params.copy()
+        link["state"] = name
+        summary.append(
+            {"state": name, "count": counts[name], "query": link.urlencode(), "active": name == state}
+        )
+    context = {
+        "form": form,
+        "rows": rows,
+        "fleet_release": fleet,
+        "summary": summary,
+        "all_query": strip_params.urlencode(),
+        "total": total,
+        "total_all": sum(counts.values()),
+        "rule_ids": list(
+            Rule.objects.filter(ruleset=validation_services.ruleset_current())
+            .order_by("rule_id")
+            .values_list("rule_id", flat=True)
+        ),
+        "page": {
+            "number": number,
+            "num_pages": num_pages,
+            "previous": _page_query(params, number - 1) if number > 1 else None,
+            "next": _page_query(params, number + 1) if number < num_pages else None,
+            "first_index": (number - 1) * size + 1 if rows else 0,
+            "last_index": (number - 1) * size + len(rows),
+        },
+        "can_create": bool(_editable_team_slugs(user)) if not rows else True,
+    }
+    template = "profiles/_results.html" if _is_fragment(request) else "profiles/list.html"
+    return render(request, template, context)
+
+
+def _page_query(params: QueryDict, number: int) -> str:
+    query = params.copy()
+    query["page"] = str(number)
+    return query.urlencode()
+
+
+# --- detail -------------------------------------------------------------------------------------------------
+
+
+def _visible_profile(request, pk: int) -> Profile:
+    return get_object_or_404(selectors.profiles_visible_to(request.user), pk=pk)
 
 
 @login_required
 def profile_detail(request, pk: int):
-    profile = get_object_or_404(selectors.profiles_visible_to(request.user), pk=pk)
+    profile = _visible_profile(request, pk)
     verdict = getattr(profile, "verdict", None)
-    return render(
-        request,
-        "profiles/detail.html",
+    findings = verdict.findings if verdict else []
+    revisions = list(profile.revisions.select_related("author").order_by("-revision")[:21])
+    history = [
         {
-            "profile": profile,
-            "verdict": verdict,
-            "command": services.profile_render(profile, fmt="command"),
-            "fleet_release": validation_services.fleet_release(),
-        },
-    )
+            "revision": rev,
+            "diff": services.snapshot_diff(older.data, rev.data) if older is not None else None,
+        }
+        for rev, older in zip(revisions[:20], [*revisions[1:], None], strict=False)
+    ]
+    can_waive = _can_waive(request.user, profile)
+    waivable = sorted({f["rule"] for f in findings if f["severity"] != "info" and not f.get("waived")})
+    context = {
+        "profile": profile,
+        "verdict": verdict,
+        "state": verdict.state if verdict else Verdict.State.UNVERIFIED,
+        "groups": _grouped(findings),
+        "args": _arg_rows(profile.engine_args, findings),
+        "command": services.profile_render(profile, fmt="command"),
+        "yaml": services.profile_render(profile, fmt="yaml"),
+        "changes": list(profile.state_changes.select_related("actor", "release", "ruleset")[:50]),
+        "history": history,
+        "waivers": list(profile.waivers.select_related("granted_by")),
+        "now": timezone.now(),
+        "can_edit": services.user_can_edit(request.user, profile.team),
+        "can_waive": can_waive,
+        "waiver_form": WaiverForm(rule_ids=waivable) if can_waive and waivable else None,
+        "mixed": services.profile_is_mixed(profile),
+    }
+    return render(request, "profiles/detail.html", context)
+
+
+# --- create, edit, live validation -----------------------------------------------------------------------
+
+
+def _live_context(form: ProfileForm) -> dict:
+    """Validate what the form holds right now (nothing is saved) for the findings panel."""
+    data = form.profile_input(for_validation=True)
+    if not (data.command or data.config):
+        return {"empty": True}
+    try:
+        version = (data.vllm_version or "").strip()
+        release = validation_services.release_get(version) if version else validation_services.fleet_release()
+        parsed = services.parse_arguments(release=release, command=data.command, config=data.config)
+        verdict = services.profile_dry_run(data=data)
+    except DomainError as exc:
+        return {"parse_error": exc.message}
+    return _verdict_context(verdict, parsed["args"])
+
+
+def _verdict_context(verdict, args: dict) -> dict:
+    return {
+        "verdict": verdict,
+        "state": verdict.state,
+        "groups": _grouped(verdict.findings),
+        "args": _arg_rows(args, verdict.findings),
+        "unplaced": _unplaced(verdict.findings, args),
+    }
+
+
+def _form_kwargs(request, *, editing: bool) -> dict:
+    return {
+        "teams": [] if editing else _editable_team_slugs(request.user),
+        "fleet_version": validation_services.fleet_release().version,
+        "editing": editing,
+    }
+
+
+@login_required
+@require_POST
+def profile_validate(request):
+    """The findings panel for what the form holds now: htmx posts here while the user types."""
+    form = ProfileForm(request.POST, **_form_kwargs(request, editing=True))
+    return render(request, "profiles/_live.html", _live_context(form))
+
+
+@login_required
+def profile_create(request):
+    kwargs = _form_kwargs(request, editing=False)
+    if not kwargs["teams"]:
+        raise PermissionDenied("you are not an editor of any team")
+    form = ProfileForm(request.POST or None, initial={"team": request.GET.get("team")}, **kwargs)
+    live = {}
+    if request.method == "POST":
+        live = _live_context(form)
+        if form.is_valid():
+            team = Team.objects.get(slug=form.cleaned_data["team"])
+            try:
+                profile, verdict = services.profile_create(
+                    actor=request.user, team=team, data=form.profile_input()
+                )
+            except services.ProfileInvalid:
+                form.add_error(None, "Not saved: the profile has errors (see the findings).")
+            except DomainError as exc:
+                _form_error(form, exc)
+            else:
+                messages.success(request, f"Created {profile} ({verdict.state}).")
+                return redirect("profiles:detail", pk=profile.pk)
+    return render(request, "profiles/form.html", {"form": form, "live": live, "creating": True})
+
+
+@login_required
+def profile_edit(request, pk: int):
+    profile = _visible_profile(request, pk)
+    if not services.user_can_edit(request.user, profile.team):
+        raise PermissionDenied("you may not edit profiles of this team")
+    initial = {
+        "name": profile.name,
+        "kind": profile.kind,
+        "vllm_version": profile.vllm_release.version if profile.vllm_release else "",
+        "description": profile.description,
+        "source": services.profile_render(profile, fmt="command"),
+        "revision": profile.revision,
+    }
+    form = ProfileForm(request.POST or None, initial=initial, **_form_kwargs(request, editing=True))
+    live, conflict = {}, None
+    if request.method == "POST":
+        live = _live_context(form)
+        if form.is_valid():
+            expected = form.cleaned_data.get("revision")
+            try:
+                profile, verdict = services.profile_update(
+                    actor=request.user, profile=profile, data=form.profile_input(), expected_revision=expected
+                )
+            except services.EditConflict as exc:
+                conflict = _conflict_context(pk, expected, exc)
+                form.data = form.data.copy()
+                form.data["revision"] = str(exc.current)  # saving again means: over the current revision
+            except services.ProfileInvalid:
+                form.add_error(None, "Not saved: the profile has errors (see the findings).")
+            except DomainError as exc:
+                _form_error(form, exc)
+            else:
+                messages.success(
+                    request, f"Saved revision {profile.revision} of {profile} ({verdict.state})."
+                )
+                return redirect("profiles:detail", pk=profile.pk)
+    else:
+        live = _live_context(ProfileForm(initial, **_form_kwargs(request, editing=True)))
+    context = {"form": form, "live": live, "profile": profile, "conflict": conflict, "creating": False}
+    return render(request, "profiles/form.html", context)
+
+
+def _conflict_context(pk: int, expected: int | None, exc) -> dict:
+    current = Profile.objects.select_related("team", "vllm_release").get(pk=pk)
+    revisions = {
+        r.revision: r
+        for r in current.revisions.select_related("author").filter(revision__in=[expected or 0, exc.current])
+    }
+    theirs = revisions.get(exc.current)
+    mine = revisions.get(expected or 0)
+    return {
+        "message": exc.message,
+        "current": exc.current,
+        "author": theirs.author if theirs else None,
+        "at": theirs.created_at if theirs else None,
+        "diff": services.snapshot_diff(mine.data, theirs.data) if mine and theirs else [],
+        "command": services.profile_render(current, fmt="command"),
+    }
+
+
+# --- fixes, split, waivers ---------------------------------------------------------------------------------
+
+
+@login_required
+def profile_fix(request, pk: int, rule_id: str):
+    profile = _visible_profile(request, pk)
+    if not services.user_can_edit(request.user, profile.team):
+        raise PermissionDenied("you may not edit profiles of this team")
+    error = None
+    if request.method == "POST":
+        try:
+            expected = int(request.POST.get("revision", profile.revision))
+            profile, verdict = services.profile_apply_fix(
+                actor=request.user, profile=profile, rule_id=rule_id, expected_revision=expected
+            )
+        except (ValueError, DomainError) as exc:
+            error = getattr(exc, "message", str(exc))
+            profile = _visible_profile(request, pk)
+        else:
+            messages.success(
+                request, f"Applied the fix of {rule_id}: revision {profile.revision} ({verdict.state})."
+            )
+            return redirect("profiles:detail", pk=profile.pk)
+    try:
+        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("profiles:detail", pk=profile.pk)
+    context = {
+        "profile": profile,
+        "preview": preview,
+        "error": error,
+        **_verdict_context(preview.verdict, preview.engine_args),
+    }
+    return render(request, "profiles/fix.html", context)
+
+
+@login_required
+def profile_split(request, pk: int):
+    profile = _visible_profile(request, pk)
+    if not services.user_can_edit(request.user, profile.team):
+        raise PermissionDenied("you may not edit profiles of this team")
+    if not services.profile_is_mixed(profile):
+        messages.error(request, "Only a profile with sampling masks and speculative decoding can be split.")
+        return redirect("profiles:detail", pk=profile.pk)
+    error = None
+    verdicts = None
+    if request.method == "POST":
+        try:
+            created = services.profile_split(actor=request.user, profile=profile)
+        except services.SplitInvalid as exc:
+            error, verdicts = exc.message, exc.verdicts
+        except DomainError as exc:
+            error = exc.message
+        else:
+            names = " and ".join(str(p) for p, _ in created.values())
+            messages.success(request, f"Created {names}.")
+            return redirect(f"{reverse('profiles:list')}?q={profile.name}-")
+    plan = services.profile_split_plan(profile)
+    verdicts = verdicts or services.profile_split_check(profile)
+    parts = [
+        {
+            "kind": kind,
+            "name": data.name,
+            "args": data.engine_args,
+            "diff": services.mapping_diff(profile.engine_args, data.engine_args),
+            **_verdict_context(verdicts[kind], data.engine_args),
+        }
+        for kind, data in plan.items()
+    ]
+    return render(request, "profiles/split.html", {"profile": profile, "parts": parts, "error": error})
+
+
+@login_required
+@require_POST
+def waiver_create(request, pk: int):
+    profile = _visible_profile(request, pk)
+    findings = getattr(profile, "verdict", None).findings if hasattr(profile, "verdict") else []
+    form = WaiverForm(request.POST, rule_ids=sorted({f["rule"] for f in findings}))
+    if not form.is_valid():
+        messages.error(
+            request,
+            "Waiver not granted: "
+            + "; ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items()),
+        )
+        return redirect("profiles:detail", pk=pk)
+    expires = timezone.make_aware(datetime.combine(form.cleaned_data["expires_at"], time(23, 59, 59)))
+    try:
+        waiver_grant(
+            actor=request.user,
+            profile=profile,
+            rule_id=form.cleaned_data["rule_id"],
+            reason=form.cleaned_data["reason"],
+            expires_at=expires,
+        )
+    except DomainError as exc:
+        messages.error(request, f"Waiver not granted: {exc.message}")
+    else:
+        messages.success(request, f"Waived {form.cleaned_data['rule_id']} until {expires:%Y-%m-%d}.")
+    return redirect("profiles:detail", pk=pk)

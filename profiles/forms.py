@@ -1,0 +1,103 @@
+"""Forms of the dashboard: they shape input only; the services validate profiles."""
+
+from __future__ import annotations
+
+from django import forms
+
+from validation.models import Verdict
+from validation.selectors import releases_ordered
+
+from .models import Profile
+from .services import ProfileInput, input_shape
+
+SORTS = {
+    "team": ("team_id", "name"),  # the (team, name) unique index: no sort over the whole table
+    "name": ("name", "id"),
+    "-updated": ("-updated_at", "-id"),
+    "updated": ("updated_at", "id"),
+    "-errors": ("-verdict__error_count", "id"),
+}
+SORT_LABELS = {
+    "team": "team, name",
+    "name": "name",
+    "-updated": "recently updated",
+    "updated": "least recently updated",
+    "-errors": "most errors",
+}
+PAGE_SIZES = (25, 50, 100)
+
+
+def _release_choices(first_label: str) -> list[tuple[str, str]]:
+    return [("", first_label)] + [(v, v) for v in releases_ordered().values_list("version", flat=True)]
+
+
+class ProfileFilterForm(forms.Form):
+    q = forms.CharField(label="Search", required=False, max_length=200)
+    kind = forms.ChoiceField(label="Kind", required=False, choices=[("", "any kind"), *Profile.Kind.choices])
+    team = forms.ChoiceField(label="Team", required=False)
+    state = forms.ChoiceField(
+        label="State", required=False, choices=[("", "any state"), *Verdict.State.choices]
+    )
+    release = forms.ChoiceField(label="vLLM release", required=False)
+    rule = forms.CharField(label="Rule", required=False, max_length=120)
+    sort = forms.ChoiceField(label="Sort by", required=False, choices=list(SORT_LABELS.items()))
+    size = forms.TypedChoiceField(
+        label="Per page", required=False, coerce=int, choices=[(n, n) for n in PAGE_SIZES], empty_value=50
+    )
+
+    def __init__(self, *args, teams=(), releases=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].choices = [("", "any team")] + [(slug, slug) for slug in teams]
+        self.fields["release"].choices = [("", "any release"), ("fleet", "follows the fleet")] + [
+            (v, f"targets {v}") for v in releases
+        ]
+
+
+class ProfileForm(forms.Form):
+    """Create and edit: the arguments are one `vllm serve` command line or one vLLM --config YAML file."""
+
+    team = forms.ChoiceField(label="Team")
+    name = forms.CharField(label="Name", max_length=200)
+    kind = forms.ChoiceField(label="Kind", choices=Profile.Kind.choices)
+    vllm_version = forms.ChoiceField(label="Target vLLM release", required=False)
+    description = forms.CharField(
+        label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    source = forms.CharField(
+        label="Command or YAML",
+        help_text="Paste a `vllm serve …` command line (leading VAR=value assignments become the "
+        "environment) or a vLLM --config YAML file.",
+        widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false", "class": "code"}),
+    )
+    revision = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, teams=(), fleet_version: str = "", editing: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].choices = [(slug, slug) for slug in teams]
+        self.fields["vllm_version"].choices = _release_choices(f"follow the fleet ({fleet_version})")
+        if editing:
+            del self.fields["team"]
+
+    def profile_input(self, *, for_validation: bool = False) -> ProfileInput:
+        """The cleaned data as a ProfileInput; ``for_validation`` reads the raw data of a form being typed."""
+        data = self.cleaned_data if not for_validation else {k: self.data.get(k, "") for k in self.fields}
+        source = (data.get("source") or "").strip()
+        values = {
+            "kind": data.get("kind") or "serving",
+            "name": data.get("name") or "",
+            "description": data.get("description") or "",
+            "vllm_version": data.get("vllm_version") or "",
+        }
+        if source:
+            values[input_shape(source)] = source
+        return ProfileInput.from_mapping(values)
+
+
+class WaiverForm(forms.Form):
+    rule_id = forms.ChoiceField(label="Rule")
+    reason = forms.CharField(label="Reason", widget=forms.Textarea(attrs={"rows": 2}))
+    expires_at = forms.DateField(label="Expires on", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args, rule_ids=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rule_id"].choices = [(r, r) for r in rule_ids]

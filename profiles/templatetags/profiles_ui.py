@@ -1,0 +1,42 @@
+"""Template helpers of the dashboard: the header (user, teams, fleet release) and value formatting."""
+
+from __future__ import annotations
+
+import json
+
+from django import template
+
+from validation.models import FleetSettings
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def dashboard_header(context) -> dict:
+    """The header's facts, looked up once per request (two small queries), for every page using base."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    if request is None or not getattr(user, "is_authenticated", False):
+        return {}
+    cached = getattr(request, "_dashboard_header", None)
+    if cached is None:
+        fleet = FleetSettings.objects.select_related("default_release").first()
+        cached = {
+            "teams": list(user.memberships.order_by("team__slug").values_list("team__slug", "role")),
+            "fleet": fleet.default_release.version if fleet else "",
+        }
+        request._dashboard_header = cached
+    return cached
+
+
+@register.filter
+def arg_value(value) -> str:
+    """An argument's value as vLLM's command line would spell it: JSON for objects, lists and booleans."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True)
+
+
+@register.filter
+def flag(name: str) -> str:
+    return "--" + str(name).replace("_", "-")

@@ -1,0 +1,28 @@
+// Small progressive enhancements; every page works without this file.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-copy]");
+  if (!button) return;
+  const source = document.querySelector(button.dataset.copy);
+  if (!source) return;
+  const text = source.textContent;
+  const done = () => {
+    const label = button.textContent;
+    button.textContent = "Copied";
+    setTimeout(() => { button.textContent = label; }, 1500);
+  };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(done, () => fallbackCopy(source, done));
+  } else {
+    fallbackCopy(source, done);
+  }
+});
+
+function fallbackCopy(source, done) {
+  // Plain-HTTP intranets have no Clipboard API: select the text and use execCommand.
+  const range = document.createRange();
+  range.selectNodeContents(source);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  try { document.execCommand("copy"); done(); } catch (e) { /* the text stays selected for Ctrl+C */ }
+}
