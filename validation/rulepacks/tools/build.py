@@ -1,19 +1,32 @@
 """Build builtin.yaml from spec.py + spec2.py: resolves each vLLM message in the index, derives the exact
 version range, the source link (newest release of the range) and the error class. Usage: build.py [OUT]."""
-import json, sys, yaml, re
+
+import json
+import re
+import sys
+
+import yaml
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from vers import VERS, VLLM_SRC, INDEX, TOOLS, PACK
+from vers import INDEX, PACK, TOOLS, VERS, VLLM_SRC
+
 if not INDEX.exists():
-    import runpy; runpy.run_path(str(TOOLS / "index.py"))
-idx = json.load(open(INDEX))
+    import runpy
+
+    runpy.run_path(str(TOOLS / "index.py"))
+with open(INDEX) as fh:
+    idx = json.load(fh)
 SHA = {}
 for v in VERS:
-    t = open(f"{VLLM_SRC}/{v}/vllm/_version.py").read()
+    with open(f"{VLLM_SRC}/{v}/vllm/_version.py") as fh:
+        t = fh.read()
     SHA[v] = re.search(r"commit_id = '(g?)([0-9a-f]+)'", t).group(2)
+
 
 def nxt(v):
     i = VERS.index(v)
     return VERS[i + 1] if i + 1 < len(VERS) else None
+
 
 def resolve(msg):
     if msg in idx:
@@ -23,9 +36,11 @@ def resolve(msg):
         raise SystemExit(f"message not unique/found: {msg!r}: {c[:3]}")
     return c[0]
 
+
 def spec_for(first, last):
     n = nxt(last)
     return f">={first}" if n is None else f">={first},<{n}"
+
 
 def fill(rule):
     r = dict(rule)
@@ -57,27 +72,42 @@ def fill(rule):
         return out
     return r
 
+
 class D(yaml.SafeDumper):
     pass
+
+
 def _str(dumper, s):
     if "\n" in s:
         return dumper.represent_scalar("tag:yaml.org,2002:str", s, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", s)
+
+
 D.add_representer(str, _str)
 
 if __name__ == "__main__":
     import importlib.util
+
     spec = importlib.util.spec_from_file_location("spec", TOOLS / "spec.py")
-    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
     spec2 = importlib.util.spec_from_file_location("spec2", TOOLS / "spec2.py")
-    mod2 = importlib.util.module_from_spec(spec2); spec2.loader.exec_module(mod2)
+    mod2 = importlib.util.module_from_spec(spec2)
+    spec2.loader.exec_module(mod2)
     vllm_rules = [r for r in mod.RULES if r.get("category", "vllm") == "vllm"]
     others = [r for r in mod.RULES if r.get("category", "vllm") != "vllm"]
     rules = [fill(r) for r in vllm_rules + mod2.RULES + others]
     rules.sort(key=lambda r: r["category"] == "policy")
     ids = [r["id"] for r in rules]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
-    pack = {"pack": "builtin", "description": mod.DESCRIPTION, "defaults": mod.DEFAULTS, "derived": mod.DERIVED, "rules": rules}
+    pack = {
+        "pack": "builtin",
+        "description": mod.DESCRIPTION,
+        "defaults": mod.DEFAULTS,
+        "derived": mod.DERIVED,
+        "rules": rules,
+    }
     text = yaml.dump(pack, Dumper=D, sort_keys=False, width=110, allow_unicode=True)
-    open(sys.argv[1] if len(sys.argv) > 1 else PACK, "w").write(mod.HEADER + text)
+    with open(sys.argv[1] if len(sys.argv) > 1 else PACK, "w") as fh:
+        fh.write(mod.HEADER + text)
     print(len(rules))

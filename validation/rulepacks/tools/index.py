@@ -1,50 +1,86 @@
 """Index every raise with a literal (or locally assigned) message in vLLM's config, arg_utils and serve
 entrypoint sources, per release: {message: [[release, file, line, exception class], ...]}. Writes INDEX."""
-import ast, json, sys, os
-from vers import VERS, VLLM_SRC, INDEX
+
+import ast
+import json
+import os
+
+from vers import INDEX, VERS, VLLM_SRC
+
+
 def render(n):
-    if isinstance(n, ast.Constant) and isinstance(n.value,str): return n.value
+    if isinstance(n, ast.Constant) and isinstance(n.value, str):
+        return n.value
     if isinstance(n, ast.JoinedStr):
-        out=""
+        out = ""
         for v in n.values:
-            if isinstance(v, ast.Constant): out+=v.value
-            else: out+="{"+ast.unparse(v.value)+("!"+chr(v.conversion) if v.conversion>0 else "")+"}"
+            if isinstance(v, ast.Constant):
+                out += v.value
+            else:
+                out += (
+                    "{" + ast.unparse(v.value) + ("!" + chr(v.conversion) if v.conversion > 0 else "") + "}"
+                )
         return out
     if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
-        a,b=render(n.left),render(n.right)
-        if a is not None and b is not None: return a+b
+        a, b = render(n.left), render(n.right)
+        if a is not None and b is not None:
+            return a + b
     return None
 
+
 def files_for(v):
-    base=f"{VLLM_SRC}/{v}/"
-    out=["vllm/config/"+f for f in os.listdir(base+"vllm/config") if f.endswith(".py")]
-    out+=["vllm/engine/arg_utils.py"]
-    for p in ["vllm/entrypoints/openai/cli_args.py","vllm/entrypoints/launchers/cli_args.py","vllm/entrypoints/common/cli_args.py","vllm/entrypoints/cli/serve.py"]:
-        if os.path.exists(base+p): out.append(p)
+    base = f"{VLLM_SRC}/{v}/"
+    out = ["vllm/config/" + f for f in os.listdir(base + "vllm/config") if f.endswith(".py")]
+    out += ["vllm/engine/arg_utils.py"]
+    for p in [
+        "vllm/entrypoints/openai/cli_args.py",
+        "vllm/entrypoints/launchers/cli_args.py",
+        "vllm/entrypoints/common/cli_args.py",
+        "vllm/entrypoints/cli/serve.py",
+    ]:
+        if os.path.exists(base + p):
+            out.append(p)
     return out
-idx={}
+
+
+idx = {}
 for v in VERS:
     for f in files_for(v):
-        p=f"{VLLM_SRC}/{v}/{f}"
-        tree=ast.parse(open(p).read())
+        p = f"{VLLM_SRC}/{v}/{f}"
+        with open(p) as fh:
+            tree = ast.parse(fh.read())
         for fn in ast.walk(tree):
-            if not isinstance(fn,(ast.FunctionDef,ast.AsyncFunctionDef,ast.Module)): continue
-            assigns={}
-            nodes=[n for n in ast.walk(fn)]
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                continue
+            assigns = {}
+            nodes = [n for n in ast.walk(fn)]
             for node in nodes:
-                if isinstance(node, ast.Assign) and len(node.targets)==1 and isinstance(node.targets[0],ast.Name):
-                    r=render(node.value)
-                    if r is not None: assigns.setdefault(node.targets[0].id,[]).append((node.lineno,r))
+                if (
+                    isinstance(node, ast.Assign)
+                    and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                ):
+                    r = render(node.value)
+                    if r is not None:
+                        assigns.setdefault(node.targets[0].id, []).append((node.lineno, r))
             for node in nodes:
                 if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-                    a=node.exc.args[0]
-                    m=render(a)
-                    if m is None and not isinstance(fn,ast.Module) and isinstance(a,ast.Name) and a.id in assigns:
-                        prev=[r for l,r in assigns[a.id] if l<node.lineno]
-                        m=prev[-1] if prev else None
-                    if m is None: continue
-                    cls=ast.unparse(node.exc.func)
-                    rec=[v,f,node.lineno,cls]
-                    if rec not in idx.setdefault(m,[]): idx[m].append(rec)
-json.dump(idx,open(INDEX,"w"))
+                    a = node.exc.args[0]
+                    m = render(a)
+                    if (
+                        m is None
+                        and not isinstance(fn, ast.Module)
+                        and isinstance(a, ast.Name)
+                        and a.id in assigns
+                    ):
+                        prev = [r for ln, r in assigns[a.id] if ln < node.lineno]
+                        m = prev[-1] if prev else None
+                    if m is None:
+                        continue
+                    cls = ast.unparse(node.exc.func)
+                    rec = [v, f, node.lineno, cls]
+                    if rec not in idx.setdefault(m, []):
+                        idx[m].append(rec)
+with open(INDEX, "w") as fh:
+    json.dump(idx, fh)
 print(len(idx))
