@@ -1,0 +1,231 @@
+"""Server-side median render time of each profiles page against a PostgreSQL database of 100,000 profiles.
+
+    python benchmarks/pages.py [--profiles 100000] [--repeat 15] [--reload] [--database-url URL]
+
+The database (``vllm_profiles_bench_pages`` on the local PostgreSQL, or ``--database-url``) is created,
+migrated and filled on first use and reused afterwards (``--reload`` refills it). Profiles are bulk-inserted
+as tests/tasks/test_pipeline.py::bulk_profiles does: a few distinct argument sets (valid, warning, invalid;
+pinned and fleet-following), each validated once by the engine, with the verdict stored for every profile.
+Pages are fetched in-process with Django's test client as a staff user (who sees every profile) and as a
+team member: one warm-up, then ``--repeat`` timed requests; the median, the worst and the query count are
+printed. Target: under 150 ms each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_pages"
+TARGET_MS = 150
+TEAMS = 20
+SEED = (
+    "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask "
+    "--logprobs-mode processed_logprobs "
+    '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\''
+)
+# (kind, pinned version or "" for the fleet, command): each validated once, stored for many profiles.
+VARIANTS = [
+    ("serving", "", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192"),
+    ("serving", "0.32.0", "vllm serve Qwen/Qwen2.5-7B-Instruct -tp 2 --enable-prefix-caching"),
+    ("collection", "0.32.0", SEED),
+    ("collection", "0.31.0", SEED),  # refused by 0.31.0: stored as an invalid verdict (as after a re-check)
+    ("serving", "", "vllm serve mistralai/Mistral-7B-Instruct-v0.3 --enforce-eager --max-num-seqs 64"),
+    (
+        "collection",
+        "",
+        SEED.replace(" --speculative-config", " --max-model-len 4096 --x-spec").split(" --x-spec")[0],
+    ),
+]
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DEBUG"] = "false"
+    os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+    os.environ.setdefault("EMAIL_URL", "memorymail://")
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    import django
+
+    django.setup()
+
+
+def load(count: int) -> None:
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+
+    from profiles.models import Profile, ProfileRevision, Team, TeamMembership
+    from profiles.services import parse_arguments, profile_check
+    from validation.models import Verdict
+    from validation.services import fleet_release, release_get, ruleset_current
+
+    User = get_user_model()
+    with transaction.atomic():
+        Profile.objects.all().delete()
+        Team.objects.all().delete()
+        User.objects.filter(username__startswith="bench-").delete()
+        staff = User.objects.create_user("bench-staff", "staff@example.com", "pw", is_staff=True)
+        member = User.objects.create_user("bench-member", "member@example.com", "pw")
+        owners = [User.objects.create_user(f"bench-owner-{i}", f"o{i}@example.com", "pw") for i in range(50)]
+        teams = Team.objects.bulk_create([Team(slug=f"team-{i:02d}", name=f"Team {i}") for i in range(TEAMS)])
+        TeamMembership.objects.bulk_create(
+            [TeamMembership(team=teams[0], user=member, role="admin")]
+            + [TeamMembership(team=t, user=staff, role="admin") for t in teams]
+        )
+        fleet, ruleset = fleet_release(), ruleset_current()
+        variants = []
+        for kind, version, command in VARIANTS:
+            release = release_get(version) if version else fleet
+            parsed = parse_arguments(release=release, command=command)
+            probe = Profile(
+                kind=kind, model_name=parsed["model"], engine_args=parsed["args"], env=parsed["env"]
+            )
+            probe.vllm_release = release if version else None
+            verdict, used = profile_check(probe, fleet=fleet, ruleset=ruleset)
+            variants.append((probe, verdict, used))
+            print(f"  variant {kind:10s} {version or 'fleet':6s} -> {verdict.state}", file=sys.stderr)
+        profiles = []
+        for i in range(count):
+            probe, _, _ = variants[i % len(variants)]
+            profiles.append(
+                Profile(
+                    team=teams[i % TEAMS],
+                    name=f"{probe.kind[:4]}-{i:06d}",
+                    kind=probe.kind,
+                    owner=owners[i % len(owners)],
+                    model_name=probe.model_name,
+                    vllm_release=probe.vllm_release,
+                    engine_args=probe.engine_args,
+                    env=probe.env,
+                )
+            )
+        Profile.objects.bulk_create(profiles, batch_size=5000)
+        Verdict.objects.bulk_create(
+            [
+                Verdict(
+                    profile=p,
+                    state=verdict.state,
+                    error_count=sum(f.severity == "error" for f in verdict.findings),
+                    warning_count=sum(f.severity == "warning" for f in verdict.findings),
+                    findings=[f.as_dict() for f in verdict.findings],
+                    rule_ids=sorted({f.rule for f in verdict.findings if f.severity != "info"}),
+                    ruleset=ruleset,
+                    release=used,
+                    release_catalog_sha256=used.catalog_sha256,
+                    profile_revision=1,
+                )
+                for i, p in enumerate(profiles)
+                for _, verdict, used in [variants[i % len(variants)]]
+            ],
+            batch_size=5000,
+        )
+        ProfileRevision.objects.bulk_create(
+            [ProfileRevision(profile=p, revision=1, data={}, author=p.owner) for p in profiles],
+            batch_size=5000,
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")  # what autovacuum does in production: index-only counts work
+
+
+def time_page(client, method: str, url: str, data: dict | None, repeat: int) -> tuple[float, float, int, int]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def fetch():
+        response = client.post(url, data) if method == "POST" else client.get(url, data or {}, **headers)
+        assert response.status_code in (200, 302), (url, response.status_code)
+        return response
+
+    headers = {}
+    if data and data.pop("_htmx", False):
+        headers = {"headers": {"HX-Request": "true"}}
+    fetch()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fetch()
+        times.append((time.perf_counter() - start) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        response = fetch()
+    return statistics.median(times), max(times), len(queries), response.status_code
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--profiles", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--reload", action="store_true")
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    args = parser.parse_args()
+    setup_django(args.database_url)
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client
+
+    from profiles.models import Profile
+
+    call_command("migrate", verbosity=0)
+    if args.reload or Profile.objects.count() != args.profiles:
+        started = time.perf_counter()
+        print(f"loading {args.profiles} profiles ...", file=sys.stderr)
+        load(args.profiles)
+        print(f"  loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+
+    User = get_user_model()
+    mixed = Profile.objects.filter(kind="collection", vllm_release__version="0.32.0").order_by("id").first()
+    invalid = Profile.objects.filter(verdict__state="invalid").order_by("id").first()
+    rule = invalid.verdict.rule_ids[0]
+    deep_page = args.profiles // 50 // 2
+    pages = [
+        ("list (first page)", "GET", "/", None),
+        ("list, htmx fragment", "GET", "/", {"_htmx": True, "q": "coll"}),
+        (f"list page {deep_page}", "GET", "/", {"page": deep_page}),
+        ("list, state=invalid", "GET", "/", {"state": "invalid"}),
+        ("list, rule filter", "GET", "/", {"rule": rule}),
+        ("list, search", "GET", "/", {"q": "0099"}),
+        ("list, kind+team+release", "GET", "/", {"kind": "serving", "team": "team-03", "release": "fleet"}),
+        ("list, sort recently updated", "GET", "/", {"sort": "-updated"}),
+        ("list, sort most errors", "GET", "/", {"sort": "-errors"}),
+        ("profile page", "GET", f"/profiles/{mixed.pk}/", None),
+        ("profile page (invalid)", "GET", f"/profiles/{invalid.pk}/", None),
+        ("edit form", "GET", f"/profiles/{mixed.pk}/edit/", None),
+        ("new profile form", "GET", "/profiles/new/", None),
+        ("live validation", "POST", "/profiles/validate/", {"kind": "collection", "source": SEED}),
+        ("fix preview", "GET", f"/profiles/{invalid.pk}/fix/{rule}/", None),
+        ("split preview", "GET", f"/profiles/{mixed.pk}/split/", None),
+    ]
+    total = Profile.objects.count()
+    print(f"{total} profiles, {args.repeat} timed requests per page after one warm-up; target {TARGET_MS} ms")
+    print(f"{'page':40s} {'user':7s} {'median ms':>10s} {'max ms':>8s} {'queries':>8s}")
+    slow = 0
+    for username, label in (("bench-staff", "staff"), ("bench-member", "member")):
+        client = Client()
+        client.force_login(User.objects.get(username=username))
+        for name, method, url, data in pages:
+            if label == "member" and not name.startswith("list"):
+                continue
+            median, worst, queries, _ = time_page(client, method, url, dict(data or {}), args.repeat)
+            flag = "" if median < TARGET_MS else "  SLOW"
+            slow += median >= TARGET_MS
+            print(f"{name:40s} {label:7s} {median:10.1f} {worst:8.1f} {queries:8d}{flag}")
+    return 1 if slow else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
