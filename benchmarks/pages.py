@@ -99,7 +99,7 @@ def load(count: int) -> None:
             print(f"  variant {kind:10s} {version or 'fleet':6s} -> {verdict.state}", file=sys.stderr)
         profiles = []
         for i in range(count):
-            probe, _, _ = variants[i % len(variants)]
+            probe, verdict, _ = variants[i % len(variants)]
             profiles.append(
                 Profile(
                     team=teams[i % TEAMS],
@@ -110,6 +110,9 @@ def load(count: int) -> None:
                     vllm_release=probe.vllm_release,
                     engine_args=probe.engine_args,
                     env=probe.env,
+                    state=verdict.state,
+                    error_count=sum(f.severity == "error" for f in verdict.findings),
+                    warning_count=sum(f.severity == "warning" for f in verdict.findings),
                 )
             )
         Profile.objects.bulk_create(profiles, batch_size=5000)
@@ -189,7 +192,7 @@ def main() -> int:
 
     User = get_user_model()
     mixed = Profile.objects.filter(kind="collection", vllm_release__version="0.32.0").order_by("id").first()
-    invalid = Profile.objects.filter(verdict__state="invalid").order_by("id").first()
+    invalid = Profile.objects.filter(state="invalid").order_by("id").first()
     rule = invalid.verdict.rule_ids[0]
     deep_page = args.profiles // 50 // 2
     pages = [

@@ -15,7 +15,7 @@ SORTS = {
     "name": ("name", "id"),
     "-updated": ("-updated_at", "-id"),
     "updated": ("updated_at", "id"),
-    "-errors": ("-verdict__error_count", "id"),
+    "-errors": ("-error_count", "id"),
 }
 SORT_LABELS = {
     "team": "team, name",

@@ -62,13 +62,25 @@ class Profile(models.Model):
     env = models.JSONField(default=dict, blank=True)
     hardware = models.JSONField(default=dict, blank=True)
     revision = models.PositiveIntegerField(default=1)
+    # The current verdict's summary, copied here by the one service that writes verdicts
+    # (validation.services.verdict_record) so that lists, filters and counts over 100,000 profiles need no
+    # join with the verdicts table (whose findings make its rows wide).
+    state = models.CharField(max_length=12, default="unverified", editable=False)
+    error_count = models.PositiveIntegerField(default=0, editable=False)
+    warning_count = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["team__slug", "name"]
         constraints = [models.UniqueConstraint(fields=["team", "name"], name="unique_profile_name_per_team")]
-        indexes = [models.Index(fields=["kind"]), models.Index(fields=["updated_at"])]
+        indexes = [
+            models.Index(fields=["kind"]),
+            models.Index(fields=["updated_at"]),
+            models.Index(fields=["state", "team", "name"]),
+            models.Index(fields=["error_count"]),
+            models.Index(fields=["vllm_release", "team", "name"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.team.slug}/{self.name}"

@@ -142,10 +142,8 @@ def profile_list(request):
     # One GROUP BY for the summary strip; it also gives the total, so the pages need no COUNT(*).
     counts = _state_counts(profiles, unfiltered=not any(filters.get(k) for k in PROFILE_FILTERS), user=user)
     state = filters.get("state")
-    if state == Verdict.State.UNVERIFIED:
-        profiles = profiles.filter(Q(verdict__isnull=True) | Q(verdict__state=state))
-    elif state:
-        profiles = profiles.filter(verdict__state=state)
+    if state:
+        profiles = profiles.filter(state=state)
     total = counts[state] if state else sum(counts.values())
 
     size = filters.get("size") or 50
@@ -207,16 +205,10 @@ LIST_DEFERRED = ("verdict__findings", "engine_args", "env", "hardware", "model_c
 
 
 def _state_counts(profiles, *, unfiltered: bool, user) -> dict[str, int]:
-    """Profiles per state. Without filters, staff (who see everything) count from the verdict table's state
-    index alone; otherwise one GROUP BY over the filtered profiles joined to their verdicts."""
+    """Profiles per state: one GROUP BY over the profiles' own state column (no join with verdicts)."""
     counts = {state: 0 for state in Verdict.State.values}
-    if unfiltered and (user.is_staff or user.is_superuser):
-        for state in (Verdict.State.VALID, Verdict.State.WARNING, Verdict.State.INVALID):
-            counts[state] = Verdict.objects.filter(state=state).count()
-        counts[Verdict.State.UNVERIFIED] = Profile.objects.count() - sum(counts.values())
-        return counts
-    for row in profiles.order_by().values("verdict__state").annotate(n=Count("id")):
-        counts[row["verdict__state"] or Verdict.State.UNVERIFIED] += row["n"]
+    for row in profiles.order_by().values("state").annotate(n=Count("id")):
+        counts[row["state"] or Verdict.State.UNVERIFIED] += row["n"]
     return counts
 
 

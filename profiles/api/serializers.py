@@ -104,8 +104,7 @@ class ProfileSerializer(serializers.ModelSerializer):
         return getattr(obj, "verdict", None)
 
     def get_state(self, obj) -> str:
-        verdict = self._verdict(obj)
-        return verdict.state if verdict else "unverified"
+        return obj.state
 
     def get_findings(self, obj) -> list[dict]:
         verdict = self._verdict(obj)
@@ -113,7 +112,7 @@ class ProfileSerializer(serializers.ModelSerializer):
 
 
 class ProfileListSerializer(ProfileSerializer):
-    error_count = serializers.IntegerField(source="verdict.error_count", read_only=True, default=0)
+    error_count = serializers.IntegerField(read_only=True)
 
     class Meta(ProfileSerializer.Meta):
         fields = [f for f in ProfileSerializer.Meta.fields if f != "findings"] + ["error_count"]

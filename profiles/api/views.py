@@ -43,9 +43,7 @@ class ProfileFilter(django_filters.FilterSet):
         fields = ["kind", "team", "state", "release", "owner", "search"]
 
     def filter_state(self, queryset, name, value):
-        if value == "unverified":
-            return queryset.filter(Q(verdict__isnull=True) | Q(verdict__state="unverified"))
-        return queryset.filter(verdict__state=value)
+        return queryset.filter(state=value)
 
     def filter_release(self, queryset, name, value):
         fleet = validation_services.fleet_release()

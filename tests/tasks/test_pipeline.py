@@ -58,11 +58,13 @@ def bulk_profiles(team, owners, count, *, eager_every=0, start=0):
                 engine_args=args,
             )
         )
-    Profile.objects.bulk_create(profiles, batch_size=2000)
     release = fleet_release()
     ruleset = ruleset_current()
     sample = document_validate(profile_document(profiles[0], release=release), release=release)
     assert sample.valid
+    for profile in profiles:
+        profile.state = sample.state  # the list summary verdict_record keeps on the profile
+    Profile.objects.bulk_create(profiles, batch_size=2000)
     Verdict.objects.bulk_create(
         [
             Verdict(

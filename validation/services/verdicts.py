@@ -65,6 +65,10 @@ def verdict_record(
         "profile_revision": profile.revision,
     }
     VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
+    summary = {k: values[k] for k in ("state", "error_count", "warning_count")}
+    type(profile).objects.filter(pk=profile.pk).update(**summary)
+    for name, value in summary.items():
+        setattr(profile, name, value)
     old_active = {k: v for k, v in old_findings.items() if v.get("severity") in ("error", "warning")}
     old_active = {k: v for k, v in old_active.items() if not v.get("waived")}
     appeared = [v for k, v in new_findings.items() if k not in old_active]
