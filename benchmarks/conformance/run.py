@@ -3,7 +3,7 @@
 
   python benchmarks/conformance/run.py                       # all releases named in cases/*.yaml
   python benchmarks/conformance/run.py --releases 0.31.0     # one release
-  python benchmarks/conformance/run.py --reuse-vllm          # don't re-run vLLM: read vllm_verdicts/<release>.json
+  python benchmarks/conformance/run.py --reuse-vllm          # read vllm_verdicts/<release>.json
   python benchmarks/conformance/run.py --product none        # record vLLM's verdicts only
 
 For each release: one subprocess in that release's venv (setup_env.sh) runs every case through
@@ -62,10 +62,26 @@ KEEP = (
 # Cases
 
 
+def read_json(path: str):
+    with open(path) as f:
+        return json.load(f)
+
+
+def write_json(path: str, obj, indent: int | None = None) -> None:
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=indent, ensure_ascii=False)
+        f.write("\n")
+
+
+def read_text(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
 def load_cases(pattern: str | None = None) -> list[dict]:
     cases, seen = [], set()
     for path in sorted(glob.glob(os.path.join(HERE, "cases", "*.yaml"))):
-        doc = yaml.safe_load(open(path)) or {}
+        doc = yaml.safe_load(read_text(path)) or {}
         for c in doc.get("cases", []):
             rel = c.get("releases") or c.get("release") or doc.get("releases") or doc.get("release")
             rel = [rel] if isinstance(rel, str) else [str(r) for r in rel]
@@ -99,7 +115,7 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
         raise SystemExit(f"no venv for vLLM {release}: run benchmarks/conformance/setup_env.sh {release}")
     with tempfile.TemporaryDirectory() as tmp:
         cin, cout, log = (os.path.join(tmp, n) for n in ("cases.json", "verdicts.json", "stderr.log"))
-        json.dump({"cases": [{"id": c["id"], "command": c["command"]} for c in cases]}, open(cin, "w"))
+        write_json(cin, {"cases": [{"id": c["id"], "command": c["command"]} for c in cases]})
         cmd = [py, os.path.join(HERE, "vllm_verdict.py"), "--cases", cin, "--out", cout]
         if no_fork:
             cmd.append("--no-fork")
@@ -109,9 +125,9 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
                 cmd, stdout=subprocess.DEVNULL, stderr=lf, env={**os.environ, "VLLM_CONF_DIR": CONF_DIR}
             )
         if proc.returncode != 0 or not os.path.exists(cout):
-            sys.stderr.write(open(log).read()[-5000:])
+            sys.stderr.write(read_text(log)[-5000:])
             raise SystemExit(f"vllm_verdict.py failed for {release} (exit {proc.returncode})")
-        doc = json.load(open(cout))
+        doc = read_json(cout)
         doc["harness"]["wall_seconds"] = round(time.perf_counter() - t0, 1)
     by_id = {c["id"]: c for c in cases}
     verdicts = []
@@ -194,33 +210,30 @@ class LintCommand(Product):
         return True, "manage.py lint"
 
     def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
+        v = self._ask(release, kind, command)
+        if v.status == "error" or "unknown vLLM release" in v.raw:
+            time.sleep(2)  # the product's database may be mid-migration/import: ask once more
+            v = self._ask(release, kind, command)
+        return v
+
+    def _ask(self, release: str, kind: str, command: str) -> ProductVerdict:
+        argv = [self.python, self.manage, "lint", "--vllm-version", release, "--kind", kind]
         p = subprocess.run(
-            [
-                self.python,
-                self.manage,
-                "lint",
-                "--vllm-version",
-                release,
-                "--kind",
-                kind,
-                "--format",
-                "json",
-                "-",
-            ],
+            [*argv, "--format", "json", "-"],
             input=command,
             capture_output=True,
             text=True,
             cwd=os.path.dirname(self.manage),
         )
         try:
-            doc = json.loads(p.stdout) if p.stdout.strip() else {}
+            doc = json.loads(p.stdout) if p.stdout.strip() else None
         except json.JSONDecodeError:
-            doc = {}
+            doc = None
         findings = doc.get("findings", []) if isinstance(doc, dict) else []
         status = {0: "accept", 1: "refuse", 2: "unparsed"}.get(p.returncode, "error")
-        raw = (p.stdout if status != "error" else p.stderr)[-2000:]
-        if status == "unparsed" and not findings:
-            raw = (p.stderr or p.stdout).strip()[-500:]
+        if status in ("accept", "refuse") and doc is None:
+            status = "error"  # no findings document: the command crashed
+        raw = "" if doc is not None else (p.stderr.strip() or p.stdout.strip())[-500:]
         return ProductVerdict(status, findings, raw)
 
 
@@ -254,7 +267,7 @@ class ValidateApi(Product):
         try:
             self._post({})
             return True, f"{self.base}/api/v1/validate/"
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             return False, f"{self.base} not reachable: {e}"
 
     def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
@@ -300,28 +313,52 @@ def message_matches(vllm_msg: str, product_msg: str) -> bool:
     return len(lines) > 1 and any(message_matches(x, product_msg) for x in lines)
 
 
+def needs_message_match(v: dict) -> bool:
+    """A refusal whose text is vLLM's own (raised by a check after parsing). Argparse errors and pydantic
+    field constraints (`gt`, `le`, Literal, unknown key ...) are pydantic's/argparse's wording, which the
+    product may phrase as a catalog finding: for those only the decision is compared."""
+    return v.get("stage") in CONFIG_STAGES and not str(v.get("error_class") or "").startswith("pydantic:")
+
+
 def compare(v: dict, p: ProductVerdict) -> tuple[str, str | None]:
-    """-> (agree: 'yes' | 'no' | 'n/a', matching finding's rule/message or None)"""
+    """-> (agree: 'yes' | 'no' | 'n/a', matching finding's rule/message or None)
+
+    Product exit 2 ("input cannot be parsed") counts as a refusal: vLLM's own parser refuses those
+    command lines too (e.g. `-tp two`); the product's error text is then matched like a finding."""
     if p.status in ("unavailable",):
         return "n/a", None
-    v_refuse = not v["ok"]
-    if p.status not in ("accept", "refuse"):
+    if p.status not in ("accept", "refuse", "unparsed"):
         return "no", None
-    if v_refuse != (p.status == "refuse"):
+    v_refuse = not v["ok"]
+    if v_refuse != (p.status in ("refuse", "unparsed")):
         return "no", None
     if not v_refuse:
         return "yes", None
-    if v.get("stage") in CONFIG_STAGES:
-        for f in p.errors:
-            if message_matches(v.get("message") or "", f.get("message") or ""):
-                return "yes", f.get("rule") or f.get("message")
+    candidates = [(f.get("rule") or f.get("message"), f.get("message") or "") for f in p.errors]
+    if p.status == "unparsed":
+        candidates.append(("exit 2: " + p.raw.strip()[:200], p.raw.strip().split(": ", 1)[-1]))
+    if needs_message_match(v):
+        for label, msg in candidates:
+            if message_matches(v.get("message") or "", msg) or (
+                p.status == "unparsed" and norm(v.get("message")) and norm(v.get("message")) in norm(msg)
+            ):
+                return "yes", label
         return "no", None  # refused, but not for vLLM's reason
-    f = p.errors[0] if p.errors else None
-    return "yes", (f.get("rule") or f.get("message")) if f else None
+    return "yes", candidates[0][0] if candidates else None
 
 
 # --------------------------------------------------------------------------------------------------------
 # Report
+
+
+def disagreement_kind(v: dict, p: ProductVerdict) -> str:
+    if p.status == "error":
+        return "product error"
+    if v["ok"]:
+        return "product refuses, vLLM accepts"
+    if p.status == "accept":
+        return "product accepts, vLLM refuses"
+    return "both refuse, product without vLLM's message"
 
 
 def md_escape(s: str, limit: int = 220) -> str:
@@ -367,6 +404,12 @@ def main() -> None:
         "--reuse-vllm", action="store_true", help="read vllm_verdicts/<release>.json instead of running vLLM"
     )
     ap.add_argument("--no-fork", action="store_true", help="pass --no-fork to vllm_verdict.py")
+    ap.add_argument(
+        "--reuse-product",
+        action="store_true",
+        help="re-render from the product verdicts cached by the last run "
+        "($VLLM_CONF_DIR/product-verdicts-*.json)",
+    )
     ap.add_argument("--product", choices=["lint", "api", "none"], default="lint")
     ap.add_argument("--product-python", default=os.path.join(REPO, ".venv", "bin", "python"))
     ap.add_argument("--manage", default=os.path.join(REPO, "manage.py"))
@@ -392,7 +435,7 @@ def main() -> None:
             continue
         vpath = os.path.join(VERDICT_DIR, f"{rel}.json")
         if opts.reuse_vllm:
-            vdoc = json.load(open(vpath))
+            vdoc = read_json(vpath)
             known = {v["id"]: v for v in vdoc["verdicts"]}
             missing = [c["id"] for c in rcases if c["id"] not in known]
             if missing:
@@ -405,7 +448,7 @@ def main() -> None:
             if opts.only is None:
                 save_vllm(rel, vdoc)
             else:  # partial run: merge into the stored file
-                old = json.load(open(vpath)) if os.path.exists(vpath) else {**vdoc, "verdicts": []}
+                old = read_json(vpath) if os.path.exists(vpath) else {**vdoc, "verdicts": []}
                 merged = {v["id"]: v for v in old["verdicts"]}
                 merged.update({v["id"]: v for v in vdoc["verdicts"]})
                 order = [c["id"] for c in load_cases() if rel in c["releases"]]
@@ -419,22 +462,42 @@ def main() -> None:
             known = {v["id"]: v for v in vdoc["verdicts"]}
 
         verdicts = [known[c["id"]] for c in rcases]
-        if p_ok:
+        pcache = os.path.join(CONF_DIR, f"product-verdicts-{rel}.json")
+        if opts.reuse_product and os.path.exists(pcache):
+            cached = read_json(pcache)
+            pvs = [
+                ProductVerdict(**cached[c["id"]]) if c["id"] in cached else ProductVerdict("unavailable")
+                for c in rcases
+            ]
+        elif p_ok:
             with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
-                pvs = list(pool.map(lambda c: product.verdict(rel, c["kind"], c["command"]), rcases))
+                pvs = list(pool.map(lambda c, r=rel: product.verdict(r, c["kind"], c["command"]), rcases))
+            try:
+                os.makedirs(CONF_DIR, exist_ok=True)
+                cache = read_json(pcache) if os.path.exists(pcache) else {}
+                cache.update({c["id"]: p.__dict__ for c, p in zip(rcases, pvs, strict=True)})
+                write_json(pcache, cache)
+            except OSError:
+                pass
         else:
             pvs = [ProductVerdict("unavailable") for _ in rcases]
 
-        rows, agree_n, judged = [], 0, 0
-        for c, v, p in zip(rcases, verdicts, pvs):
+        rows, agree_n, judged, kinds = [], 0, 0, {}
+        for c, v, p in zip(rcases, verdicts, pvs, strict=True):
             agree, match = compare(v, p)
             if agree != "n/a":
                 judged += 1
                 agree_n += agree == "yes"
+            if agree == "no":
+                k = disagreement_kind(v, p)
+                kinds[k] = kinds.get(k, 0) + 1
             rows.append(f"| `{c['id']}` | {rel} | {vllm_cell(v)} | {product_cell(p, match)} | {agree} |")
         line = f"**{rel}**: {summarize_vllm(verdicts)}; " + (
             f"product agrees on {agree_n}/{judged}" if judged else "product not run"
         )
+        if kinds:
+            ranked = sorted(kinds.items(), key=lambda kv: -kv[1])
+            line += " (disagreements: " + ", ".join(f"{k} {n}" for k, n in ranked) + ")"
         summaries.append(line)
         sections.append(
             "\n".join(
@@ -455,12 +518,15 @@ def main() -> None:
     head = [
         "# Conformance: real vLLM verdicts vs the product's",
         "",
-        "Generated by `benchmarks/conformance/run.py` (see README.md). vLLM's verdict comes from the release's own "
+        "Generated by `benchmarks/conformance/run.py` (see README.md). vLLM's verdict comes from the "
+        "release's own "
         "`vllm serve` parser and `create_engine_config()` on a stand-in 8 x H100 node; the product's from "
         f"{'`' + p_desc + '`' if p_ok else 'nothing yet (' + p_desc + ')'}.",
         "",
-        "Agreement = same refuse/accept decision, and for refusals after argument parsing one of the product's "
-        "error findings has vLLM's message (whitespace-normalised; `{...}` placeholders match any text).",
+        "Agreement = same refuse/accept decision (product exit 1 or 2 = refuse); and when vLLM refuses with "
+        "its own message after argument parsing, one of the product's error findings (or its exit-2 error "
+        "text) has vLLM's message (whitespace-normalised; `{...}` placeholders match any text). Argparse "
+        "errors and pydantic field constraints: decision only. See README.md.",
         "",
         *[f"- {s}" for s in summaries],
         "",

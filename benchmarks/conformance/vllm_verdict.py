@@ -128,14 +128,21 @@ def _register_op_schemas(modname: str, so_path: str | None) -> int:
         import torch
     except ImportError:
         return 0
-    data = open(so_path, "rb").read()
-    schemas = {m.decode() for m in re.findall(rb"(?<=\x00)([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)?\([^\x00]*?\) *-> *[^\x00]+)\x00", data)}
+    with open(so_path, "rb") as f:
+        data = f.read()
+    schemas = {
+        m.decode()
+        for m in re.findall(
+            rb"(?<=\x00)([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)?\([^\x00]*?\) *-> *[^\x00]+)\x00", data
+        )
+    }
     base = modname.rsplit(".", 1)[-1].replace("_stable_libtorch", "")
     # ops of the main extension live in several namespaces; _custom_ops.py says which
     ns_of: dict[str, str] = {}
     if base == "_C":
         try:
-            src = open(os.path.join(os.path.dirname(so_path), "_custom_ops.py")).read()
+            with open(os.path.join(os.path.dirname(so_path), "_custom_ops.py")) as f:
+                src = f.read()
             for ns, name in re.findall(r"torch\.ops\.(_C_[a-z_]+)\.([a-z0-9_]+)", src):
                 ns_of[name] = ns
         except OSError:
@@ -152,7 +159,7 @@ def _register_op_schemas(modname: str, so_path: str | None) -> int:
         lib = libs[ns]
         try:
             lib.define(" ".join(schema.split()))
-        except Exception:  # noqa: BLE001 - malformed string or already defined
+        except Exception:
             continue
         if name in CAPABILITY_OPS:
             fn = CAPABILITY_OPS[name]
@@ -160,13 +167,12 @@ def _register_op_schemas(modname: str, so_path: str | None) -> int:
             def impl(cap, _fn=fn):
                 return _fn(cap)
         else:
+
             def impl(*a, _op=f"{ns}::{full}", **k):
                 raise NotImplementedError(f"harness stand-in: CUDA op {_op} has no kernel on this machine")
-        for key in ("CompositeExplicitAutograd",):
-            try:
-                lib.impl(full, impl, key)
-            except Exception:  # noqa: BLE001
-                pass
+
+        with contextlib.suppress(Exception):
+            lib.impl(full, impl, "CompositeExplicitAutograd")
         n += 1
     return n
 
@@ -202,7 +208,7 @@ def _install_standins() -> None:
         nvidia = backends.get("nvidia")
         if nvidia is not None and nvidia.driver is not None:
             nvidia.driver.is_active = staticmethod(lambda: True)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         print(f"warning: triton not usable ({e}); vLLM will see HAS_TRITON=False", file=sys.stderr)
 
 
@@ -349,7 +355,7 @@ class Harness:
             out.update(ok=True, stage=None, dispatch=mode)
         except SystemExit as e:
             out.update(error_class="SystemExit", message=str(e.code))
-        except BaseException as e:  # noqa: BLE001 - record whatever vLLM raised
+        except BaseException as e:
             out.update(error_class=type(e).__name__, message=str(e))
             self._unwrap_pydantic(e, out)
             out["raised_at"] = self._raised_at(e)
@@ -371,7 +377,7 @@ class Harness:
                 ctx_err = (errors()[0].get("ctx") or {}).get("error")
                 if isinstance(ctx_err, BaseException) and ctx_err.__traceback__ is not None:
                     inner = ctx_err
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         frames = [f for f in traceback.extract_tb(inner.__traceback__) if "/vllm/" in f.filename]
         if not frames:
@@ -389,7 +395,7 @@ class Harness:
             return
         try:
             errs = errors()
-        except Exception:  # noqa: BLE001
+        except Exception:
             return
         parts, classes = [], []
         for err in errs:
@@ -464,7 +470,7 @@ def _run_forked(h: Harness, case: dict) -> dict:
         os.close(r)
         try:
             res = h.run_case(case)
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             res = {
                 "id": case["id"],
                 "ok": False,
@@ -503,7 +509,11 @@ def main() -> None:
     opts = ap.parse_args()
 
     _reexec_with_stub_libcuda()
-    src = sys.stdin.read() if opts.cases == "-" else open(opts.cases).read()
+    if opts.cases == "-":
+        src = sys.stdin.read()
+    else:
+        with open(opts.cases) as f:
+            src = f.read()
     cases = json.loads(src)["cases"]
     if opts.only:
         cases = [c for c in cases if re.search(opts.only, c["id"])]
