@@ -69,7 +69,7 @@ def load(count: int) -> None:
 
     from profiles.models import Profile, ProfileRevision, Team, TeamMembership
     from profiles.services import parse_arguments, profile_check
-    from validation.models import Verdict
+    from validation.models import Verdict, VerdictRule
     from validation.services import fleet_release, release_get, ruleset_current
 
     User = get_user_model()
@@ -132,6 +132,16 @@ def load(count: int) -> None:
                 )
                 for i, p in enumerate(profiles)
                 for _, verdict, used in [variants[i % len(variants)]]
+            ],
+            batch_size=5000,
+        )
+        VerdictRule.objects.bulk_create(
+            [
+                VerdictRule(profile=p, rule_id=rule_id)
+                for i, p in enumerate(profiles)
+                for rule_id in sorted(
+                    {f.rule for f in variants[i % len(variants)][1].findings if f.severity != "info"}
+                )
             ],
             batch_size=5000,
         )

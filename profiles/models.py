@@ -74,12 +74,17 @@ class Profile(models.Model):
     class Meta:
         ordering = ["team__slug", "name"]
         constraints = [models.UniqueConstraint(fields=["team", "name"], name="unique_profile_name_per_team")]
+        # Covering indexes (id included) for the list's orderings, so a deep page is an index-only scan.
         indexes = [
             models.Index(fields=["kind"]),
-            models.Index(fields=["updated_at"]),
-            models.Index(fields=["state", "team", "name"]),
-            models.Index(fields=["error_count"]),
-            models.Index(fields=["vllm_release", "team", "name"]),
+            models.Index(fields=["team", "name"], include=["id"], name="profile_team_name_cover"),
+            models.Index(fields=["name", "id"], name="profile_name_cover"),
+            models.Index(fields=["updated_at", "id"], name="profile_updated_cover"),
+            models.Index(fields=["error_count", "id"], name="profile_errors_cover"),
+            models.Index(fields=["state", "team", "name"], include=["id"], name="profile_state_cover"),
+            models.Index(
+                fields=["vllm_release", "team", "name"], include=["id"], name="profile_release_cover"
+            ),
         ]
 
     def __str__(self) -> str:

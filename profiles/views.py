@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from validation import services as validation_services
 from validation.engine.types import SEVERITIES
-from validation.models import Rule, Verdict
+from validation.models import Rule, Verdict, VerdictRule
 from validation.selectors import releases_ordered
 from validation.services import DomainError
 from validation.services.waivers import waiver_grant
@@ -137,7 +137,7 @@ def profile_list(request):
                 pinned | Q(vllm_release__isnull=True) if release == fleet.version else pinned
             )
     if rule := (filters.get("rule") or "").strip():
-        profiles = profiles.filter(verdict__rule_ids__contains=[rule])
+        profiles = profiles.filter(pk__in=VerdictRule.objects.filter(rule_id=rule).values("profile_id"))
 
     # One GROUP BY for the summary strip; it also gives the total, so the pages need no COUNT(*).
     counts = _state_counts(profiles, unfiltered=not any(filters.get(k) for k in PROFILE_FILTERS), user=user)

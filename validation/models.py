@@ -159,6 +159,23 @@ class Verdict(models.Model):
         return f"{self.profile_id}: {self.state}"
 
 
+class VerdictRule(models.Model):
+    """One rule with an active error or warning finding on a profile: the index behind "filter by rule".
+
+    Rows are narrow and indexed by (rule_id, profile), so the filter is an index-only semi-join even when a
+    rule fires on tens of thousands of profiles; verdict_record keeps them in step with the verdict.
+    """
+
+    profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="rule_findings")
+    rule_id = models.CharField(max_length=120)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["rule_id", "profile"], name="unique_rule_per_profile")]
+
+    def __str__(self) -> str:
+        return f"{self.rule_id} on {self.profile_id}"
+
+
 class VerdictChange(models.Model):
     """A change of a profile's state, with its cause: the profile's history."""
 

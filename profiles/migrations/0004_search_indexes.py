@@ -1,12 +1,11 @@
 """PostgreSQL-only indexes for the dashboard at 100,000 profiles: trigram indexes for the text search
-(Django's icontains is UPPER(col) LIKE UPPER('%q%')), and a GIN index for the rule filter on verdicts."""
+(Django's icontains is UPPER(col) LIKE UPPER('%q%'))."""
 
 from django.db import migrations
 
 INDEXES = [
     ("profiles_profile_name_trgm", "profiles_profile", "gin (UPPER(name) gin_trgm_ops)"),
     ("profiles_profile_model_trgm", "profiles_profile", "gin (UPPER(model_name) gin_trgm_ops)"),
-    ("validation_verdict_rule_ids_gin", "validation_verdict", "gin (rule_ids jsonb_path_ops)"),
 ]
 
 
@@ -27,8 +26,8 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("profiles", "0003_profile_verdict_summary"),
-        ("validation", "0001_initial"),
+        ("profiles", "0003_profile_summary_and_indexes"),
+        ("validation", "0002_profile_summary_and_indexes"),
     ]
 
     operations = [migrations.RunPython(create, drop)]

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine import lint as engine_lint
 from ..engine.types import EngineError, Verdict
-from ..models import RuleSet, VerdictChange, VllmRelease
+from ..models import RuleSet, VerdictChange, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord
 from .errors import DomainError
 from .releases import CatalogHistory, catalog_for
@@ -65,6 +65,11 @@ def verdict_record(
         "profile_revision": profile.revision,
     }
     VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
+    if previous is None or sorted(previous.rule_ids) != new_ids:
+        VerdictRule.objects.filter(profile=profile).exclude(rule_id__in=new_ids).delete()
+        VerdictRule.objects.bulk_create(
+            [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in new_ids], ignore_conflicts=True
+        )
     summary = {k: values[k] for k in ("state", "error_count", "warning_count")}
     type(profile).objects.filter(pk=profile.pk).update(**summary)
     for name, value in summary.items():
