@@ -280,7 +280,102 @@ class ValidateApi(Product):
         return ProductVerdict("refuse" if not doc.get("valid", True) else "accept", findings)
 
 
+class InProcess(Product):
+    """The product's own service, in this process: one `django.setup()` against a migrated database, then
+    `profiles.services.profile_dry_run()` per case (what `manage.py lint` and POST /api/v1/validate/ call).
+    A `DomainError` (input cannot be parsed, unknown release) is lint's exit 2.
+
+    Each case's profile carries what a product profile can carry about the stand-in node and model: the
+    stand-in model directory's real config.json as `model_config` (vllm_verdict.py maps the hub id to that
+    directory) and `hardware` matching the stand-in platform (8 x H100 80GB, one node).
+    Without --database-url a fresh SQLite database is migrated first (about 6 s), so the product's rule set
+    is the current `validation/rulepacks/builtin.yaml`, not whatever an older database loaded."""
+
+    name = "inprocess"
+
+    def __init__(self, database_url: str | None, models_dir: str):
+        self.database_url, self.models_dir = database_url, models_dir
+        self._tmp = None
+        self.configs: dict[str, dict] = {}
+
+    def available(self) -> tuple[bool, str]:
+        if REPO not in sys.path:
+            sys.path.insert(0, REPO)
+        url = self.database_url
+        if not url:
+            self._tmp = tempfile.TemporaryDirectory(prefix="conformance-db-")
+            url = f"sqlite:///{os.path.join(self._tmp.name, 'db.sqlite3')}"
+            p = subprocess.run(
+                [sys.executable, os.path.join(REPO, "manage.py"), "migrate", "-v0"],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                env={**os.environ, "DATABASE_URL": url},
+            )
+            if p.returncode != 0:
+                return False, "manage.py migrate failed: " + (p.stderr.strip().splitlines() or [""])[-1]
+        os.environ["DATABASE_URL"] = url
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        try:
+            import django
+
+            django.setup()
+            from profiles import services as profile_services
+            from validation.services import DomainError
+        except Exception as e:  # any failure means "product not available"
+            return False, f"cannot set up the product in-process: {e}"
+        self.services, self.domain_error = profile_services, DomainError
+        for hub_id, d in standin_models().items():
+            path = os.path.join(self.models_dir, d, "config.json")
+            if os.path.exists(path):
+                self.configs[hub_id] = read_json(path)
+        return (
+            True,
+            "profiles.services.profile_dry_run (in-process, model_config + hardware of the stand-ins)",
+        )
+
+    def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
+        s = self.services
+        fields = {
+            "kind": kind,
+            "vllm_version": release,
+            "command": command,
+            "hardware": dict(STANDIN_HARDWARE),
+        }
+        try:
+            try:  # the positional model decides which config.json the profile carries
+                rel = s.validation_services.release_get(release)
+                model = s.parse_arguments(release=rel, command=command)["model"]
+            except self.domain_error:
+                model = None
+            if model in self.configs:
+                fields["model_config"] = self.configs[model]
+            verdict = s.profile_dry_run(data=s.ProfileInput.from_mapping(fields))
+        except self.domain_error as exc:
+            where = f"{exc.field}: " if exc.field and exc.field not in ("command", "config") else ""
+            return ProductVerdict("unparsed", [], f"DomainError: {where}{exc.message}")
+        doc = verdict.as_dict()
+        return ProductVerdict("accept" if doc["valid"] else "refuse", doc["findings"])
+
+
+# What the stand-in platform plugin reports (standins/plugin/), as a product profile's `hardware`.
+STANDIN_HARDWARE = {"gpus_per_node": 8, "nodes": 1, "gpu": "H100-80GB"}
+
+
+def standin_models() -> dict[str, str]:
+    """vllm_verdict.py's MODEL_DIRS (hub id -> stand-in directory), read without importing it."""
+    import ast
+
+    tree = ast.parse(read_text(os.path.join(HERE, "vllm_verdict.py")))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "MODEL_DIRS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
 def make_product(opts) -> Product:
+    if opts.product == "inprocess":
+        return InProcess(opts.database_url, opts.models_dir)
     if opts.product == "none":
         return Product()
     if opts.product == "api":
@@ -410,7 +505,13 @@ def main() -> None:
         help="re-render from the product verdicts cached by the last run "
         "($VLLM_CONF_DIR/product-verdicts-*.json)",
     )
-    ap.add_argument("--product", choices=["lint", "api", "none"], default="lint")
+    ap.add_argument("--product", choices=["inprocess", "lint", "api", "none"], default="inprocess")
+    ap.add_argument(
+        "--database-url",
+        default=os.environ.get("CONFORMANCE_DATABASE_URL"),
+        help="inprocess: a migrated database to use (default: migrate a fresh temporary SQLite one)",
+    )
+    ap.add_argument("--models-dir", default=os.path.join(CONF_DIR, "models"))
     ap.add_argument("--product-python", default=os.path.join(REPO, ".venv", "bin", "python"))
     ap.add_argument("--manage", default=os.path.join(REPO, "manage.py"))
     ap.add_argument("--api-url", default="http://127.0.0.1:8000")
@@ -470,8 +571,16 @@ def main() -> None:
                 for c in rcases
             ]
         elif p_ok:
-            with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
-                pvs = list(pool.map(lambda c, r=rel: product.verdict(r, c["kind"], c["command"]), rcases))
+            t0 = time.perf_counter()
+            if product.name == "inprocess":  # one Django process: sequential (SQLite, shared connection)
+                pvs = [product.verdict(rel, c["kind"], c["command"]) for c in rcases]
+            else:
+                with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as pool:
+                    pvs = list(pool.map(lambda c, r=rel: product.verdict(r, c["kind"], c["command"]), rcases))
+            print(
+                f"[{rel}] product ({product.name}): {len(rcases)} cases in {time.perf_counter() - t0:.1f} s",
+                file=sys.stderr,
+            )
             try:
                 os.makedirs(CONF_DIR, exist_ok=True)
                 cache = read_json(pcache) if os.path.exists(pcache) else {}

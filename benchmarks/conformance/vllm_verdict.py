@@ -363,7 +363,8 @@ class Harness:
             if not out["ok"]:
                 out["stage"] = stage
             if out.get("message"):
-                out["message"] = self.unmap_models(out["message"])
+                # object addresses (`<function loads at 0x7f...>`) change every run
+                out["message"] = re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", self.unmap_models(out["message"]))
             out["elapsed_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return out
 
@@ -478,6 +479,7 @@ def _run_forked(h: Harness, case: dict) -> dict:
                 "error_class": type(e).__name__,
                 "message": str(e),
             }
+        res["_stubbed"] = STUBBED_MODULES  # extensions first imported (and substituted) in this child
         data = json.dumps(res).encode()
         with os.fdopen(w, "wb") as f:
             f.write(data)
@@ -486,15 +488,19 @@ def _run_forked(h: Harness, case: dict) -> dict:
     with os.fdopen(r, "rb") as f:
         data = f.read()
     _, status = os.waitpid(pid, 0)
-    if not data:
-        return {
-            "id": case["id"],
-            "ok": False,
-            "stage": "harness",
-            "error_class": "Crash",
-            "message": f"child exited with status {status}",
-        }
-    return json.loads(data)
+    if data:
+        res = json.loads(data)
+        for m in res.pop("_stubbed", []):
+            if m not in STUBBED_MODULES:
+                STUBBED_MODULES.append(m)
+        return res
+    return {
+        "id": case["id"],
+        "ok": False,
+        "stage": "harness",
+        "error_class": "Crash",
+        "message": f"child exited with status {status}",
+    }
 
 
 def main() -> None:
@@ -539,7 +545,7 @@ def main() -> None:
             "platform": f"{type(h.platform).__name__}({type(h.platform).__mro__[1].__name__})",
             "standin_hardware": h.standin,
             "has_triton": h.has_triton,
-            "stubbed_extensions": STUBBED_MODULES,
+            "stubbed_extensions": sorted(STUBBED_MODULES),
             "import_seconds": round(h.t_import, 2),
             "cases_seconds": round(time.perf_counter() - t0, 2),
             "isolation": "in-process" if opts.no_fork else "fork per case",
