@@ -82,3 +82,37 @@ def test_unparseable_input_or_unknown_version_exits_2_and_says_why(stdin, args, 
 def test_missing_file_exits_2():
     result = lint("/nonexistent/profile.yaml")
     assert result.returncode == 2 and "cannot read" in result.stderr
+
+
+def test_model_config_and_hardware_options_fill_the_profile(tmp_path):
+    """--model-config and --hardware turn "could not verify" findings into real ones, as the API's fields do."""
+    command = "vllm serve m -tp 16 --enable-expert-parallel"
+    base = ("--vllm-version", "0.31.0", "--format", "json")
+    infos = {f["rule"] for f in json.loads(lint(*base, "-", stdin=command).stdout)["findings"]}
+    assert {"world-size-exceeds-node-gpus", "expert-parallel-requires-moe"} <= infos
+
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "num_attention_heads": 32}))
+    # KEY=VALUE words before the file: the last word without "=" is the file
+    result = lint(
+        *base, "--model-config", str(config), "--hardware", "gpus_per_node=8", "nodes=1", "-", stdin=command
+    )
+    assert result.returncode == 1, result.stderr
+    errors = {f["rule"] for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"}
+    assert {"world-size-exceeds-node-gpus", "expert-parallel-requires-moe"} <= errors
+
+    fits = lint(*base, "--hardware", "gpus_per_node=16", "gpu=H100-80GB", "-", stdin="vllm serve m -tp 16")
+    assert fits.returncode == 0, fits.stdout + fits.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--model-config", "/nonexistent/config.json"], "cannot read"),
+        (["--hardware", "gpus_per_node"], "KEY=VALUE"),
+    ],
+)
+def test_bad_model_config_or_hardware_exits_2(args, expected):
+    result = lint(*args, "-", stdin="vllm serve m")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert expected in result.stderr

@@ -1,6 +1,9 @@
 """`manage.py lint`: validate a profile file the way the API does, for CI pipelines and GitOps.
 
 Exit codes: 0 no error finding, 1 error findings, 2 the input cannot be parsed or the version is unknown.
+`--model-config FILE` (the model's config.json) and `--hardware KEY=VALUE ...` fill the profile's
+`model_config` and `hardware`, so rules about the model (heads vs tensor parallel, max length) and the node
+(GPUs per node) can be checked instead of reported as "could not verify".
 """
 
 from __future__ import annotations
@@ -18,12 +21,28 @@ class Command(BaseCommand):
     help = "Validate a `vllm serve` command line, a vLLM --config YAML file or JSON against a vLLM release."
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="the file to check, or - for standard input")
+        parser.add_argument("file", nargs="?", help="the file to check, or - for standard input")
         parser.add_argument("--vllm-version", default="", help="target release (default: the fleet's)")
         parser.add_argument("--kind", choices=["serving", "collection"], default="serving")
         parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument(
+            "--model-config", metavar="FILE", help="the model's config.json: the profile's model_config"
+        )
+        parser.add_argument(
+            "--hardware",
+            metavar="KEY=VALUE",
+            nargs="+",
+            action="extend",
+            default=[],
+            help="the profile's hardware, e.g. gpus_per_node=8 nodes=1 gpu=H100-80GB (numbers as numbers)",
+        )
 
     def handle(self, *args, **options):
+        hardware_items = list(options["hardware"])
+        if not options["file"] and hardware_items and "=" not in hardware_items[-1]:
+            options["file"] = hardware_items.pop()  # `--hardware a=1 b=2 FILE`: the last word is the file
+        if not options["file"]:
+            self._fail("give the file to check, or - for standard input")
         try:
             if options["file"] == "-":
                 text = sys.stdin.read()
@@ -34,6 +53,10 @@ class Command(BaseCommand):
             self._fail(f"cannot read {options['file']}: {exc.strerror}")
         fields = {"kind": options["kind"], "vllm_version": options["vllm_version"]}
         fields[profile_services.input_shape(text)] = text
+        if options["model_config"]:
+            fields["model_config"] = self._model_config(options["model_config"])
+        if hardware_items:
+            fields["hardware"] = self._hardware(hardware_items)
         try:
             verdict = profile_services.profile_dry_run(
                 data=profile_services.ProfileInput.from_mapping(fields)
@@ -50,6 +73,30 @@ class Command(BaseCommand):
             self.stdout.write(render_text(document))
         if not verdict.valid:
             sys.exit(1)
+
+    def _model_config(self, path: str) -> dict:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                config = json.load(handle)
+        except OSError as exc:
+            self._fail(f"cannot read {path}: {exc.strerror}")
+        except json.JSONDecodeError as exc:
+            self._fail(f"{path}: not JSON: {exc}")
+        if not isinstance(config, dict):
+            self._fail(f"{path}: the model config must be a JSON object (the model's config.json)")
+        return config
+
+    def _hardware(self, items: list[str]) -> dict:
+        hardware = {}
+        for item in items:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                self._fail(f"--hardware {item!r}: expected KEY=VALUE, e.g. gpus_per_node=8")
+            try:
+                hardware[key.strip()] = json.loads(value)  # 8 -> 8, true -> True
+            except json.JSONDecodeError:
+                hardware[key.strip()] = value  # H100-80GB stays a string
+        return hardware
 
     def _fail(self, message: str):
         err = CommandError(message)
