@@ -14,7 +14,7 @@ table is printed and written to RESULTS.md.
 Agreement: same refuse/accept decision; and when vLLM refuses with a config error (anything after
 argument parsing), one of the product's error findings carries vLLM's message, compared after
 normalising whitespace, where `{...}` placeholders in the product's message match any text.
-Needs only the standard library and PyYAML (run it with the product's .venv python or any python3).
+The default product side (`--product inprocess`) imports the product: run it with the product's .venv python.
 """
 
 from __future__ import annotations
@@ -392,7 +392,8 @@ def norm(s: str | None) -> str:
 
 
 def message_matches(vllm_msg: str, product_msg: str) -> bool:
-    v, p = norm(vllm_msg), norm(product_msg)
+    # the pack keeps an escape of vLLM's source string as written (`\n`), like its `{...}` placeholders
+    v, p = norm(vllm_msg), norm((product_msg or "").replace("\\n", "\n").replace("\\t", "\t"))
     if not v or not p:
         return False
     if v == p:
