@@ -101,6 +101,16 @@ def load_cases(pattern: str | None = None) -> list[dict]:
     return cases
 
 
+KNOWN = os.path.join(HERE, "known_disagreements.yaml")
+
+
+def load_known() -> dict[str, dict]:
+    """known_disagreements.yaml: case id -> {needs, reason} for every disagreement that is not fixed."""
+    if not os.path.exists(KNOWN):
+        return {}
+    return (yaml.safe_load(read_text(KNOWN)) or {}).get("disagreements") or {}
+
+
 def release_key(v: str) -> tuple:
     return tuple(int(x) for x in re.findall(r"\d+", v))
 
@@ -530,7 +540,8 @@ def main() -> None:
     p_ok, p_desc = product.available()
     print(f"product: {p_desc}" if p_ok else f"product unavailable: {p_desc}", file=sys.stderr)
 
-    sections, summaries = [], []
+    reasons = load_known()
+    sections, summaries, listed = [], [], {}
     for rel in releases:
         rcases = [c for c in cases if rel in c["releases"]]
         if not rcases:
@@ -598,10 +609,14 @@ def main() -> None:
             if agree != "n/a":
                 judged += 1
                 agree_n += agree == "yes"
+            cell = agree
             if agree == "no":
                 k = disagreement_kind(v, p)
                 kinds[k] = kinds.get(k, 0) + 1
-            rows.append(f"| `{c['id']}` | {rel} | {vllm_cell(v)} | {product_cell(p, match)} | {agree} |")
+                why = reasons.get(c["id"])
+                cell = f"no ({why['needs']})" if why else "no (unlisted)"
+                listed.setdefault(c["id"], []).append(rel)
+            rows.append(f"| `{c['id']}` | {rel} | {vllm_cell(v)} | {product_cell(p, match)} | {cell} |")
         line = f"**{rel}**: {summarize_vllm(verdicts)}; " + (
             f"product agrees on {agree_n}/{judged}" if judged else "product not run"
         )
@@ -641,6 +656,20 @@ def main() -> None:
         *[f"- {s}" for s in summaries],
         "",
     ]
+    if listed:
+        head += [
+            "## Disagreements and why",
+            "",
+            "Each disagreement with its reason, from `known_disagreements.yaml` (`needs`: what a profile "
+            "would have to carry, or `todo`: a check the product could make but does not yet).",
+            "",
+            "| case | releases | needs | reason |",
+            "|---|---|---|---|",
+        ]
+        for cid, rels in listed.items():
+            why = reasons.get(cid) or {"needs": "**unlisted**", "reason": "no reason recorded"}
+            head.append(f"| `{cid}` | {', '.join(rels)} | {why['needs']} | {md_escape(why['reason'], 400)} |")
+        head.append("")
     text = "\n".join(head + sections)
     with open(opts.results, "w") as f:
         f.write(text)
