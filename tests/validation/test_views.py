@@ -383,3 +383,28 @@ def test_rule_model_untouched_by_views(staff_client, draft):
     before = Rule.objects.count()
     staff_client.post(f"/rulesets/{draft.number}/rules/new/", {**EAGER_RULE, "category": "bogus"})
     assert Rule.objects.count() == before
+
+
+def test_impact_counts_identical_profiles_each_and_respects_waivers(staff_client, staff, user, team, draft):
+    """The preview evaluates each distinct document once; every copy is still counted, a waiver still counts."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from validation.models import Waiver
+
+    copies = [
+        make_profile(user, team, f"eager-{i}", command="vllm serve m --enforce-eager") for i in range(4)
+    ]
+    Waiver.objects.create(
+        profile=copies[0],
+        rule_id=EAGER_RULE["id"],
+        reason="load test rig",
+        granted_by=staff,
+        expires_at=timezone.now() + timedelta(days=1),
+    )
+    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    preview = staff_client.get(f"/rulesets/{draft.number}/impact/").context["preview"]
+    assert preview["total"] == 4 and preview["counts"]["would_become_invalid"] == 3
+    assert preview["distinct_documents"] == 2  # with and without the waiver
+    assert {p["id"] for p in preview["would_become_invalid"]} == {p.pk for p in copies[1:]}

@@ -1,26 +1,79 @@
 """Dry runs over every stored profile: a draft rule set's impact, or an upgrade to another release.
 
 Nothing is written: the stored verdicts are compared with what the engine says under the new conditions.
+
+Fleets hold many copies of the same configuration (one per team, region or replica), so each distinct
+profile document (kind, model, arguments, environment, hardware, target release, waivers) is evaluated once
+and its outcome fanned out to every identical profile; rows are read as plain tuples in keyset-paginated
+chunks, with the JSON columns as their canonical jsonb text so that equal documents compare equal unparsed.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from ..models import RuleSet, VllmRelease
 from .releases import CatalogHistory, catalog_for
 from .rulesets import ruleset_compiled
 
 LISTED = 200  # profiles listed per outcome; the counts are always complete
-CHUNK = 2000
+CHUNK = 5000  # rows per query (keyset pagination on the primary key)
 
 
-def _active(findings: list[dict]) -> set[tuple[str, str]]:
-    return {
+def _active(findings: list[dict]) -> frozenset[tuple[str, str]]:
+    return frozenset(
         (f["rule"], f["message"])
         for f in findings
         if f.get("severity") in ("error", "warning") and not f.get("waived")
-    }
+    )
+
+
+def _active_found(findings) -> frozenset[tuple[str, str]]:
+    """The same as :func:`_active`, on the engine's Finding objects (no dict round trip)."""
+    return frozenset(
+        (f.rule, f.message) for f in findings if f.severity in ("error", "warning") and not f.waived
+    )
+
+
+def _waivers(queryset) -> dict[int, tuple[str, ...]]:
+    """Active waivers of the previewed profiles, in one query (they are few; ids would be many)."""
+    from django.utils import timezone
+
+    from ..models import Waiver
+
+    rows = Waiver.objects.filter(
+        profile__in=queryset.values("pk"), revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).values_list("profile_id", "rule_id")
+    waived: dict[int, list[str]] = {}
+    for profile_id, rule_id in rows:
+        waived.setdefault(profile_id, []).append(rule_id)
+    return {pk: tuple(sorted(ids)) for pk, ids in waived.items()}
+
+
+def _rows(queryset, after: int):
+    return list(
+        queryset.filter(pk__gt=after)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "team__slug",
+            "name",
+            "kind",
+            "model_name",
+            "model_architecture",
+            Cast("model_config", TextField()),
+            "vllm_release_id",
+            Cast("engine_args", TextField()),
+            Cast("env", TextField()),
+            Cast("hardware", TextField()),
+            "verdict__state",
+            Cast("verdict__findings", TextField()),
+        )[:CHUNK]
+    )
 
 
 def preview(
@@ -28,17 +81,16 @@ def preview(
 ) -> dict[str, Any]:
     """Evaluate profiles under ``ruleset`` (default: current) and/or ``release`` (default: their own)."""
     from profiles.models import Profile
-    from profiles.services import effective_release, profile_document
+    from profiles.services import profile_document
 
     from ..engine import lint as engine_lint
-    from ..selectors import waived_rule_ids_by_profile
-    from . import ruleset_current
+    from . import fleet_release, ruleset_current
 
     compiled = ruleset_compiled(ruleset or ruleset_current())
     history = CatalogHistory()
-    queryset = (profiles if profiles is not None else Profile.objects.all()).select_related(
-        "team", "vllm_release", "verdict"
-    )
+    releases = {r.pk: r for r in VllmRelease.objects.all()}
+    fleet = fleet_release()
+    queryset = profiles if profiles is not None else Profile.objects.all()
     outcome: dict[str, Any] = {
         "ruleset": compiled.version_id,
         "release": release.version if release else None,
@@ -49,45 +101,80 @@ def preview(
         "would_become_valid": [],
         "findings_change": [],
     }
-    ids = list(queryset.order_by("pk").values_list("pk", flat=True))
-    for start in range(0, len(ids), CHUNK):
-        chunk = list(queryset.filter(pk__in=ids[start : start + CHUNK]).order_by("pk"))
-        waivers = waived_rule_ids_by_profile([p.pk for p in chunk])
-        for profile in chunk:
-            target = release or effective_release(profile)
-            doc = profile_document(profile, release=target)
-            verdict = engine_lint.validate(
-                doc,
-                ruleset=compiled,
-                catalog=catalog_for(target),
-                history=history,
-                waived=waivers.get(profile.pk, ()),
-            )
-            stored = getattr(profile, "verdict", None)
-            before_state = stored.state if stored else "unverified"
-            before = _active(stored.findings if stored else [])
-            after = _active([f.as_dict() for f in verdict.findings])
+    evaluated: dict[tuple, tuple[str, frozenset]] = {}  # document -> (state, active findings)
+    stored: dict[tuple, frozenset] = {}  # stored findings (jsonb text) -> active findings
+    compared: dict[tuple, tuple | None] = {}  # (document, stored) -> (bucket, appeared, disappeared)
+    waivers = _waivers(queryset)
+    last = 0
+    while rows := _rows(queryset, last):
+        last = rows[-1][0]
+        for row in rows:
+            pk, team, name, kind, model, arch, config, release_id, args, env, hardware, state, findings = row
+            target = release or releases.get(release_id) or fleet
+            waived = waivers.get(pk, ())
+            doc_key = (kind, model, arch, config, target.pk, args, env, hardware, waived)
+            after = evaluated.get(doc_key)
+            if after is None:
+                unsaved = Profile(
+                    kind=kind,
+                    model_name=model,
+                    model_architecture=arch,
+                    model_config=json.loads(config) if config else None,
+                    engine_args=json.loads(args),
+                    env=json.loads(env),
+                    hardware=json.loads(hardware),
+                )
+                verdict = engine_lint.validate(
+                    profile_document(unsaved, release=target),
+                    ruleset=compiled,
+                    catalog=catalog_for(target),
+                    history=history,
+                    waived=waived,
+                )
+                after = (verdict.state, _active_found(verdict.findings))
+                evaluated[doc_key] = after
+            before_state = state or "unverified"
+            before_key = (before_state, findings)
+            if before_key not in stored:
+                stored[before_key] = _active(json.loads(findings) if findings else [])
+            result_key = (doc_key, before_key)
+            if result_key not in compared:
+                compared[result_key] = _compare(before_state, stored[before_key], *after)
+            result = compared[result_key]
             outcome["total"] += 1
-            if before_state != "invalid" and verdict.state == "invalid":
-                bucket = "would_become_invalid"
-            elif before_state == "invalid" and verdict.state != "invalid":
-                bucket = "would_become_valid"
-            elif before != after:
-                bucket = "findings_change"
-            else:
+            if result is None:
                 outcome["unchanged"] += 1
                 continue
+            bucket, appeared, disappeared = result
             outcome["counts"][bucket] += 1
             if len(outcome[bucket]) < LISTED:
                 outcome[bucket].append(
                     {
-                        "id": profile.pk,
-                        "team": profile.team.slug,
-                        "name": profile.name,
+                        "id": pk,
+                        "team": team,
+                        "name": name,
                         "from": before_state,
-                        "to": verdict.state,
-                        "appeared": sorted(m for _, m in after - before),
-                        "disappeared": sorted(m for _, m in before - after),
+                        "to": after[0],
+                        "appeared": list(appeared),
+                        "disappeared": list(disappeared),
                     }
                 )
+    outcome["distinct_documents"] = len(evaluated)
     return outcome
+
+
+def _compare(before_state: str, before: frozenset, after_state: str, after: frozenset) -> tuple | None:
+    """The outcome bucket of one profile, or None if nothing that matters changes."""
+    if before_state != "invalid" and after_state == "invalid":
+        bucket = "would_become_invalid"
+    elif before_state == "invalid" and after_state != "invalid":
+        bucket = "would_become_valid"
+    elif before != after:
+        bucket = "findings_change"
+    else:
+        return None
+    return (
+        bucket,
+        tuple(sorted(m for _, m in after - before)),
+        tuple(sorted(m for _, m in before - after)),
+    )
