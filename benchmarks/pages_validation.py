@@ -1,0 +1,318 @@
+"""Server-side median time of each validation page (rule sets, impact, publish, re-checks, releases, upgrade
+preview, diff, coverage, alerts) against a PostgreSQL database holding many profiles.
+
+    python benchmarks/pages_validation.py [--profiles 100000] [--distinct 5000] [--repeat 7] [--reload]
+
+The database (``vllm_profiles_bench_validation`` on the local PostgreSQL, or ``--database-url``) is created,
+migrated and filled on first use and reused afterwards (``--reload`` refills it). Profiles are generated
+from ``--distinct`` argument sets spread over teams, kinds, models and pinned or fleet-following releases;
+their verdicts are computed by the engine once per distinct document and stored for every profile, as a
+re-check would. Each page is fetched in-process with Django's test client (no network, no web server) as a
+staff user: one warm-up, then ``--repeat`` timed requests; the median is printed with the query count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_validation"
+TARGET_MS = 150
+# Pages that evaluate every stored profile with the engine (dry runs): measured and reported, no target.
+FULL_SCANS = {"rule-set impact", "publish confirmation", "upgrade preview"}
+
+MODELS = [
+    ("meta-llama/Llama-3.1-8B-Instruct", "LlamaForCausalLM"),
+    ("meta-llama/Llama-3.1-70B-Instruct", "LlamaForCausalLM"),
+    ("Qwen/Qwen2.5-7B-Instruct", "Qwen2ForCausalLM"),
+    ("Qwen/Qwen3-30B-A3B", "Qwen3MoeForCausalLM"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "MistralForCausalLM"),
+    ("deepseek-ai/DeepSeek-V3", "DeepseekV3ForCausalLM"),
+    ("google/gemma-2-9b-it", ""),
+    ("internal/teacher-13b", ""),
+]
+EAGER_RULE = {
+    "id": "org-no-enforce-eager",
+    "category": "policy",
+    "severity": "error",
+    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
+    "when": "has(args.enforce_eager) && args.enforce_eager == true",
+    "kinds": ["serving"],
+    "solutions": ["Remove --enforce-eager"],
+}
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DEBUG"] = "false"
+    os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+    os.environ.setdefault("EMAIL_URL", "memorymail://")
+    _create_database(url)
+    import django
+
+    django.setup()
+
+
+def _create_database(url: str) -> None:
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def argument_sets(count: int, rng: random.Random) -> list[dict]:
+    """Distinct (kind, model, args, env, hardware) combinations, valid and invalid ones."""
+    seen, sets = set(), []
+    while len(sets) < count:
+        kind = "collection" if rng.random() < 0.3 else "serving"
+        model, arch = rng.choice(MODELS)
+        tp = rng.choice([1, 1, 2, 4, 8])
+        args = {
+            "tensor_parallel_size": tp,
+            "max_model_len": rng.choice([4096, 8192, 16384, 32768, 131072]),
+            "gpu_memory_utilization": rng.choice([0.8, 0.85, 0.9, 0.92, 0.95]),
+            "max_num_seqs": rng.choice([64, 128, 256, 512]),
+        }
+        env = {}
+        if rng.random() < 0.15:
+            args["enforce_eager"] = True
+        if rng.random() < 0.2:
+            args["enable_prefix_caching"] = rng.random() < 0.5
+        if rng.random() < 0.1:
+            args["speculative_config"] = {"method": "ngram", "num_speculative_tokens": rng.choice([2, 3, 5])}
+            args["speculative_config"]["prompt_lookup_max"] = 4
+        if kind == "collection":
+            args["return_sampling_mask"] = True
+            if rng.random() < 0.8:
+                args["logprobs_mode"] = "processed_logprobs"
+            if rng.random() < 0.8:
+                env["VLLM_USE_V2_MODEL_RUNNER"] = "1"
+        if rng.random() < 0.05:
+            args["max_num_batched_tokens"] = rng.choice([2048, 8192, -1])
+        key = repr((kind, model, sorted(args.items()), sorted(env.items())))
+        if key in seen:
+            continue
+        seen.add(key)
+        sets.append(
+            {
+                "kind": kind,
+                "model_name": model,
+                "model_architecture": arch,
+                "engine_args": args,
+                "env": env,
+                "hardware": {"gpu": "H100-80GB", "gpus_per_node": 8, "nodes": 1},
+            }
+        )
+    return sets
+
+
+def load(profiles: int, distinct: int, seed: int = 7) -> None:
+    """Fill the database (bulk inserts; verdicts computed once per distinct document)."""
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from profiles.models import Profile, Team, TeamMembership
+    from validation import services
+    from validation.engine.lint import build_document
+    from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange, VllmRelease
+    from validation.services import rulesets
+
+    rng = random.Random(seed)
+    User = get_user_model()
+    started = time.perf_counter()
+    with transaction.atomic():
+        Alert.objects.all().delete()
+        VerdictChange.objects.all().delete()
+        Verdict.objects.all().delete()
+        Profile.objects.all().delete()
+        Recheck.objects.all().delete()
+        RuleSet.objects.filter(status="draft").delete()
+        TeamMembership.objects.all().delete()
+        Team.objects.all().delete()
+        User.objects.filter(username__startswith="bench-").delete()
+        staff = User.objects.create_user("bench-staff", "staff@example.com", "pw", is_staff=True)
+        owners = User.objects.bulk_create(
+            User(username=f"bench-user-{i}", email=f"u{i}@example.com") for i in range(200)
+        )
+        teams = Team.objects.bulk_create(Team(slug=f"team-{i}", name=f"Team {i}") for i in range(40))
+        TeamMembership.objects.bulk_create(
+            TeamMembership(team=teams[i % len(teams)], user=user, role="member")
+            for i, user in enumerate(owners)
+        )
+        fleet = services.fleet_release()
+        releases = [fleet, *VllmRelease.objects.filter(version__in=["0.31.0", "0.32.0"]).exclude(pk=fleet.pk)]
+        digests = {r.pk: r.catalog_sha256 for r in releases}
+        ruleset = services.ruleset_current()
+        sets = argument_sets(distinct, rng)
+        verdicts = {}
+        for i, data in enumerate(sets):
+            for release in releases:
+                doc = build_document(
+                    kind=data["kind"],
+                    version=release.version,
+                    model_name=data["model_name"],
+                    args=data["engine_args"],
+                    env=data["env"],
+                    hardware=data["hardware"],
+                    model_architecture=data["model_architecture"] or None,
+                )
+                verdicts[i, release.pk] = services.document_validate(doc, release=release, ruleset=ruleset)
+        print(f"  {len(verdicts)} distinct verdicts computed in {time.perf_counter() - started:.1f} s")
+        rows, plan = [], []
+        for n in range(profiles):
+            i = rng.randrange(len(sets))
+            pinned = rng.choice(releases[1:]) if len(releases) > 1 and rng.random() < 0.3 else None
+            owner = owners[n % len(owners)]
+            rows.append(
+                Profile(
+                    team=teams[(n % len(owners)) % len(teams)],
+                    name=f"profile-{n}",
+                    owner=owner,
+                    vllm_release=pinned,
+                    **sets[i],
+                )
+            )
+            plan.append((i, (pinned or fleet).pk))
+        created = Profile.objects.bulk_create(rows, batch_size=5000)
+        Verdict.objects.bulk_create(
+            (
+                Verdict(
+                    profile=profile,
+                    state=verdicts[key].state,
+                    error_count=sum(1 for f in verdicts[key].findings if f.severity == "error"),
+                    warning_count=sum(1 for f in verdicts[key].findings if f.severity == "warning"),
+                    findings=[f.as_dict() for f in verdicts[key].findings],
+                    rule_ids=sorted({f.rule for f in verdicts[key].findings}),
+                    ruleset=ruleset,
+                    release_id=key[1],
+                    release_catalog_sha256=digests[key[1]],
+                    profile_revision=1,
+                )
+                for profile, key in zip(created, plan, strict=True)
+            ),
+            batch_size=5000,
+        )
+        # The staff user's alerts page: 300 alerts (one page of 50 is shown).
+        mine = created[:300]
+        changes = VerdictChange.objects.bulk_create(
+            VerdictChange(
+                profile=p,
+                from_state="valid",
+                to_state="invalid",
+                cause="ruleset",
+                cause_detail=f"rule set {ruleset.number}",
+                ruleset=ruleset,
+                appeared=[{"rule": EAGER_RULE["id"], "severity": "error", "message": EAGER_RULE["message"]}],
+            )
+            for p in mine
+        )
+        Alert.objects.bulk_create(
+            Alert(recipient=staff, profile=p, change=c, state="sent")
+            for p, c in zip(mine, changes, strict=True)
+        )
+        draft = rulesets.ruleset_draft_create(actor=staff, notes="benchmark draft")
+        rulesets.rule_save(ruleset=draft, data=EAGER_RULE)
+        Recheck.objects.create(cause="ruleset", ruleset=ruleset, state="done", total=profiles, done=profiles)
+    print(f"  loaded {profiles} profiles in {time.perf_counter() - started:.1f} s")
+
+
+def pages() -> list[tuple[str, str]]:
+    from validation import services
+    from validation.models import Recheck, RuleSet
+
+    current = services.ruleset_current()
+    draft = RuleSet.objects.filter(status="draft").order_by("-number").first()
+    rule = draft.rules.order_by("position").first()
+    recheck = Recheck.objects.order_by("-pk").first()
+    fleet = services.fleet_release().version
+    return [
+        ("rule sets", "/rulesets/"),
+        ("current rule set", f"/rulesets/{current.number}/"),
+        ("draft rule set", f"/rulesets/{draft.number}/"),
+        ("rule edit form", f"/rulesets/{draft.number}/rules/{rule.rule_id}/"),
+        ("new rule form", f"/rulesets/{draft.number}/rules/new/"),
+        ("record import form", f"/rulesets/{draft.number}/import/"),
+        ("compare", f"/rulesets/compare/?old={current.number}&new={draft.number}"),
+        ("re-check", f"/rechecks/{recheck.pk}/"),
+        ("re-check progress", f"/rechecks/{recheck.pk}/progress/"),
+        ("releases", "/releases/"),
+        ("argument diff", f"/releases/diff/?old=0.31.0&new={fleet}"),
+        ("rule coverage", f"/releases/{fleet}/coverage/"),
+        ("alerts", "/alerts/"),
+        ("rule-set impact", f"/rulesets/{draft.number}/impact/"),
+        ("publish confirmation", f"/rulesets/{draft.number}/publish/"),
+        ("upgrade preview", "/releases/0.31.0/preview/"),
+    ]
+
+
+def measure(repeat: int, only: str | None, skip_previews: bool) -> list[tuple[str, float, int, bool]]:
+    from django.contrib.auth import get_user_model
+    from django.db import connection, reset_queries
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="bench-staff"))
+    results = []
+    for name, url in pages():
+        if (only and only not in name) or (skip_previews and name in FULL_SCANS):
+            continue
+        rounds = max(3, repeat // 3) if name in FULL_SCANS else repeat
+        response = client.get(url)  # warm-up: caches (compiled rule sets, catalogs) as a live worker has them
+        assert response.status_code == 200, (url, response.status_code)
+        times = []
+        for _ in range(rounds):
+            reset_queries()
+            with CaptureQueriesContext(connection) as queries:
+                start = time.perf_counter()
+                client.get(url)
+                times.append((time.perf_counter() - start) * 1000)
+        median = statistics.median(times)
+        ok = name in FULL_SCANS or median < TARGET_MS
+        results.append((name, median, len(queries), ok))
+        print(f"{name:24} {median:9.1f} ms  {len(queries):3} queries  {url}", flush=True)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profiles", type=int, default=100_000)
+    parser.add_argument("--distinct", type=int, default=5_000, help="distinct argument sets")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    parser.add_argument("--reload", action="store_true", help="refill the database")
+    parser.add_argument("--only", help="time only the pages whose name contains this")
+    parser.add_argument("--skip-previews", action="store_true", help="leave out the full-scan pages")
+    args = parser.parse_args()
+
+    setup_django(args.database_url)
+    from django.core.management import call_command
+
+    from profiles.models import Profile
+
+    call_command("migrate", verbosity=0)
+    if args.reload or Profile.objects.count() != args.profiles:
+        print(f"loading {args.profiles} profiles ({args.distinct} distinct argument sets)...")
+        load(args.profiles, args.distinct)
+    print(f"{Profile.objects.count()} profiles; median of {args.repeat} requests (previews: fewer)")
+    results = measure(args.repeat, args.only, args.skip_previews)
+    slow = [name for name, _, _, ok in results if not ok]
+    print(
+        f"target {TARGET_MS} ms except {', '.join(sorted(FULL_SCANS))}: "
+        + (f"MISSED by {slow}" if slow else "met")
+    )
+
+
+if __name__ == "__main__":
+    main()
