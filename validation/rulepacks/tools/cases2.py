@@ -280,3 +280,16 @@ T2.update(
         ),
     }
 )
+
+_EAGLE_PD = {"method": "eagle", "model": "org/eagle-draft", "num_speculative_tokens": 3}
+T2.update(
+    {
+        "mrv2-forced-unsupported-features": (
+            dict(
+                args={"speculative_config": dict(_EAGLE_PD, parallel_drafting=True)},
+                env={"VLLM_USE_V2_MODEL_RUNNER": "1"},
+            ),
+            dict(args={"speculative_config": _EAGLE_PD}, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),
+        ),
+    }
+)
