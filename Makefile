@@ -28,6 +28,9 @@ lint: venv
 
 test: venv services lint
 	bash scripts/ensure-chromium.sh
+	# Every page once on the embedded defaults that `make run` uses (SQLite, file-system broker) ...
+	DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 CELERY_BROKER_URL=filesystem:// .venv/bin/pytest -q tests/smoke
+	# ... then the whole suite on the real PostgreSQL and Redis.
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) .venv/bin/pytest
 
 bench: venv

@@ -12,6 +12,7 @@ class VllmRelease(models.Model):
     catalog_sha256 = models.CharField(
         max_length=64, blank=True, help_text="Empty until a catalog is imported"
     )
+    argument_count = models.PositiveIntegerField(default=0, help_text="Arguments in the catalog")
     source = models.JSONField(default=dict, blank=True, help_text="wheel, sha256, vLLM commit")
     imported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -11,10 +11,10 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Count, F, Func, IntegerField
-from django.db.models.fields.json import KeyTransform
+from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -35,6 +35,7 @@ from .models import Alert, AlertPreference, Recheck, RuleSet
 from .services import DomainError, alerts, fleet, previews, rulesets
 from .services import releases as release_services
 
+COVERAGE_CACHE_SECONDS = 3600
 FORM_ERROR = 400  # a re-rendered form with errors: the browser shows it, clients can tell it apart
 
 
@@ -300,14 +301,7 @@ def recheck_progress(request, pk: int):
 @login_required
 @require_GET
 def release_list(request):
-    # The argument count is read inside PostgreSQL, so that the 0.5 MB catalogs never reach Python here.
-    releases = selectors.releases_ordered().annotate(
-        argument_count=Func(
-            KeyTransform("arguments", F("catalog__data")),
-            function="jsonb_array_length",
-            output_field=IntegerField(),
-        )
-    )
+    releases = list(selectors.releases_ordered())
     fleet_release = services.fleet_release()
     latest = Recheck.objects.filter(cause="release").select_related("release").order_by("-created_at").first()
     return _page(
@@ -319,7 +313,9 @@ def release_list(request):
             "fleet_form": FleetForm(initial={"release": fleet_release.version})
             if request.user.is_staff
             else None,
-            "diff_form": ReleaseDiffForm(),
+            "diff_form": ReleaseDiffForm(
+                initial={"old": fleet_release.version, "new": releases[0].version if releases else None}
+            ),
             "latest_recheck": latest,
         },
     )
@@ -394,10 +390,18 @@ def release_coverage(request, version: str):
     if coverage_fn is None:
         error = "Rule coverage is not available in this installation."
     else:
-        try:
-            coverage = coverage_fn(version=release.version)
-        except DomainError as exc:
-            error = exc.message
+        # A pure function of the catalog and the rule set; both are immutable under these keys (a draft is
+        # never current), so the report is kept until either changes.
+        ruleset = services.ruleset_current()
+        key = f"validation:coverage:{release.catalog_sha256}:{ruleset.pk}:{ruleset.updated_at.timestamp()}"
+        coverage = cache.get(key)
+        if coverage is None:
+            try:
+                coverage = coverage_fn(version=release.version, ruleset=ruleset)
+            except DomainError as exc:
+                error = exc.message
+            else:
+                cache.set(key, coverage, COVERAGE_CACHE_SECONDS)
     return _page(
         request,
         "validation/release_coverage.html",

@@ -57,9 +57,10 @@ def release_store_catalog(*, release: VllmRelease, catalog: dict[str, Any]) -> b
         return False
     ReleaseCatalog.objects.update_or_create(release=release, defaults={"data": catalog})
     release.catalog_sha256 = digest
+    release.argument_count = len(catalog.get("arguments") or ())
     release.source = catalog.get("source") or {}
     release.imported_at = timezone.now()
-    release.save(update_fields=["catalog_sha256", "source", "imported_at"])
+    release.save(update_fields=["catalog_sha256", "argument_count", "source", "imported_at"])
     return True
 
 
