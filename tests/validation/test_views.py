@@ -155,7 +155,7 @@ def test_cel_syntax_error_is_shown_on_the_when_field(staff_client, draft):
     assert list(form.errors) == ["when"] and "org-no-enforce-eager" in form.errors["when"][0]
     body = response.content.decode()
     field = body[body.index('id="field-when"') :]
-    field = field[: field.index("</p>")]
+    field = field[: field.index('id="field-versions"')]
     assert 'class="errorlist' in field and "&amp;&amp;&amp;" in field  # the error and the text typed
     assert not draft.rules.filter(rule_id="org-no-enforce-eager").exists()
 
