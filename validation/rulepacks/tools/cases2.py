@@ -293,3 +293,23 @@ T2.update(
         ),
     }
 )
+
+_LLAMA31 = {
+    "name": "meta-llama/Llama-3.1-8B-Instruct",
+    "architecture": "LlamaForCausalLM",
+    "config": {
+        "model_type": "llama",
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192},
+    },
+}
+T2.update(
+    {
+        "max-model-len-above-derived": (
+            dict(args={"max_model_len": 200000}, model=_LLAMA31),
+            dict(args={"max_model_len": 131072}, model=_LLAMA31),
+        ),
+    }
+)

@@ -1094,3 +1094,61 @@ RULES += [
         ),
     ),
 ]
+
+# ---------------------------------------------------------------- max_model_len above the derived maximum
+# _get_and_verify_max_len (vllm/config/model.py) with the base convertor's derive_max_model_len_and_key:
+# identical in 0.20.0-0.34.0 for the simple case checked here (0.30.0 changed only the yarn / per-layer RoPE
+# handling): a model type without its own convertor, max_position_embeddings and no other length key, no
+# text_config, no RoPE scaling other than llama3 (never applied to the length), no --disable-sliding-window,
+# no --hf-overrides, VLLM_ALLOW_LONG_MAX_MODEL_LEN not "1"/"true".
+_MC = "model.config"
+_OTHER_LEN_KEYS = [
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+]
+_SIMPLE_LEN = (
+    f'{_MC}.model_type in ["llama", "mistral", "qwen2", "qwen3", "qwen3_moe"] && '
+    f"has({_MC}.max_position_embeddings) && {_MC}.max_position_embeddings != null && "
+    f"!has({_MC}.text_config) && !has({_MC}.rope_parameters) && !has({_MC}.position_embedding_type) && "
+    + " && ".join(f"!has({_MC}.{k})" for k in _OTHER_LEN_KEYS)
+    + f" && (!has({_MC}.rope_scaling) || {_MC}.rope_scaling == null || "
+    f'(has({_MC}.rope_scaling.rope_type) && {_MC}.rope_scaling.rope_type == "llama3"))'
+)
+RULES += [
+    R(
+        "max-model-len-above-derived",
+        "{msg} To allow overriding this maximum",
+        (
+            f"{A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len != -1 && "
+            f"!{T('disable_sliding_window')} && !{A('hf_overrides')} && "
+            "!(has(env.VLLM_ALLOW_LONG_MAX_MODEL_LEN) && "
+            'env.VLLM_ALLOW_LONG_MAX_MODEL_LEN.matches("^\\\\s*(1|(?i:true))\\\\s*$")) && '
+            f"{_SIMPLE_LEN} && double(args.max_model_len) > double({_MC}.max_position_embeddings)"
+        ),
+        ["max_model_len", "model", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"],
+        [
+            "Lower --max-model-len to the model's max_position_embeddings or less",
+            "Set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 only if the model really handles longer contexts",
+        ],
+        (
+            "ModelConfig.get_and_verify_max_len: a user max_model_len above the length derived from "
+            "config.json (the smallest of max_position_embeddings and the other length keys, times the RoPE "
+            "scaling factor) is refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is 1/true. vLLM's text is "
+            "'User-specified max_model_len (...) is greater than the derived max_model_len (...)' "
+            "followed by this sentence and a caution. Checked here only for the simple case "
+            "(llama/mistral/qwen2/qwen3/"
+            "qwen3_moe configs with max_position_embeddings, no other length key, no RoPE scaling except "
+            "llama3, no --hf-overrides or --disable-sliding-window); a sentence-transformers config in the "
+            "checkpoint (max_seq_length) would override the length and is not visible to a profile."
+        ),
+        ["scheduler", "model"],
+        needs=["model.config"],
+        fix={"unset": ["max_model_len"]},
+    ),
+]
