@@ -408,3 +408,31 @@ def test_impact_counts_identical_profiles_each_and_respects_waivers(staff_client
     assert preview["total"] == 4 and preview["counts"]["would_become_invalid"] == 3
     assert preview["distinct_documents"] == 2  # with and without the waiver
     assert {p["id"] for p in preview["would_become_invalid"]} == {p.pk for p in copies[1:]}
+
+
+def test_kept_impact_follows_every_change_of_its_inputs(staff_client, staff, user, team, draft):
+    """The publish confirmation reuses the impact's outcome only while profiles, verdicts, waivers and the
+    draft's rules are unchanged."""
+    from profiles.services import profile_update
+
+    make_profile(user, team, "eager-0", command="vllm serve m --enforce-eager")
+    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    url = f"/rulesets/{draft.number}/impact/"
+
+    def invalid():
+        return staff_client.get(url).context["preview"]["counts"]["would_become_invalid"]
+
+    assert invalid() == 1
+    second = make_profile(user, team, "eager-1", command="vllm serve m --enforce-eager")
+    assert invalid() == 2  # a new profile
+    profile_update(
+        actor=user,
+        profile=second,
+        data=ProfileInput.from_mapping({"command": "vllm serve m"}),
+        expected_revision=1,
+    )
+    assert invalid() == 1  # an edited profile
+    rulesets.rule_save(ruleset=draft, data={"id": EAGER_RULE["id"], "severity": "warning"})
+    assert invalid() == 0  # an edited rule
+    confirm = staff_client.get(f"/rulesets/{draft.number}/publish/").content.decode()
+    assert "0 profiles will become invalid" in confirm

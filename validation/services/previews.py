@@ -10,9 +10,11 @@ chunks, with the JSON columns as their canonical jsonb text so that equal docume
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
@@ -22,6 +24,7 @@ from .rulesets import ruleset_compiled
 
 LISTED = 200  # profiles listed per outcome; the counts are always complete
 CHUNK = 5000  # rows per query (keyset pagination on the primary key)
+CACHE_SECONDS = 600
 
 
 def _active(findings: list[dict]) -> frozenset[tuple[str, str]]:
@@ -76,21 +79,66 @@ def _rows(queryset, after: int):
     )
 
 
+def _fingerprint(ruleset: RuleSet, release: VllmRelease | None, fleet: VllmRelease, waivers) -> str:
+    """Everything a preview of all profiles depends on, read cheaply: when none of it moved, the last
+    outcome is still exact (a profile edit moves ``updated_at``, a re-check ``computed_at``)."""
+    from django.db.models import Count, Max
+
+    from profiles.models import Profile
+
+    from ..models import Verdict
+
+    profiles = Profile.objects.aggregate(n=Count("pk"), last=Max("updated_at"), top=Max("pk"))
+    verdicts = Verdict.objects.aggregate(n=Count("pk"), last=Max("computed_at"))
+    catalogs = sorted(VllmRelease.objects.values_list("pk", "catalog_sha256"))
+    parts = (
+        ruleset.pk,
+        ruleset.updated_at.isoformat(),
+        release.pk if release else None,
+        fleet.pk,
+        catalogs,
+        sorted(profiles.items()),
+        sorted(verdicts.items()),
+        sorted(waivers.items()),
+    )
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
 def preview(
     *, ruleset: RuleSet | None = None, release: VllmRelease | None = None, profiles=None
 ) -> dict[str, Any]:
-    """Evaluate profiles under ``ruleset`` (default: current) and/or ``release`` (default: their own)."""
+    """Evaluate profiles under ``ruleset`` (default: current) and/or ``release`` (default: their own).
+
+    A preview of every profile is kept (per process) under a fingerprint of its inputs, so the publish
+    confirmation that follows an impact page, or a second look, does not evaluate the fleet again.
+    """
+    from profiles.models import Profile
+
+    from . import fleet_release, ruleset_current
+
+    ruleset = ruleset or ruleset_current()
+    fleet = fleet_release()
+    queryset = profiles if profiles is not None else Profile.objects.all()
+    waivers = _waivers(queryset)
+    if profiles is not None:
+        return _evaluate(ruleset, release, fleet, queryset, waivers)
+    key = f"validation:preview:{_fingerprint(ruleset, release, fleet, waivers)}"
+    outcome = cache.get(key)
+    if outcome is None:
+        outcome = _evaluate(ruleset, release, fleet, queryset, waivers)
+        cache.set(key, outcome, CACHE_SECONDS)
+    return outcome
+
+
+def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
     from profiles.models import Profile
     from profiles.services import profile_document
 
     from ..engine import lint as engine_lint
-    from . import fleet_release, ruleset_current
 
-    compiled = ruleset_compiled(ruleset or ruleset_current())
+    compiled = ruleset_compiled(ruleset)
     history = CatalogHistory()
     releases = {r.pk: r for r in VllmRelease.objects.all()}
-    fleet = fleet_release()
-    queryset = profiles if profiles is not None else Profile.objects.all()
     outcome: dict[str, Any] = {
         "ruleset": compiled.version_id,
         "release": release.version if release else None,
@@ -104,7 +152,6 @@ def preview(
     evaluated: dict[tuple, tuple[str, frozenset]] = {}  # document -> (state, active findings)
     stored: dict[tuple, frozenset] = {}  # stored findings (jsonb text) -> active findings
     compared: dict[tuple, tuple | None] = {}  # (document, stored) -> (bucket, appeared, disappeared)
-    waivers = _waivers(queryset)
     last = 0
     while rows := _rows(queryset, last):
         last = rows[-1][0]
