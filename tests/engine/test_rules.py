@@ -231,3 +231,23 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
         _ReleasePlan.to_run = original
     assert [v.as_dict() for v in selected] == [v.as_dict() for v in everything]
     assert sum(not v.valid for v in selected) > 50  # the sample exercises failing rules too
+
+
+@pytest.mark.parametrize(
+    ("expr", "required"),
+    [
+        ("has(args.a) && args.a == 1", {("args", "a")}),
+        ("(has(args.a) && args.a != null) && has(env.X)", {("args", "a"), ("env", "X")}),
+        ("has(env.V) ? (int(env.V) != 0 && x) : false", {("env", "V")}),
+        ("has(env.V) ? x : y", set()),
+        ("has(args.a) || has(args.b)", set()),
+        ("effective.x == true && has(model.config.k)", {("model.config", "k")}),
+        ("has(args.a) && (has(args.b) || c)", {("args", "a")}),
+        ("'a && b' == s && has(args.z)", {("args", "z")}),
+        ("!has(args.a) && x", set()),
+    ],
+)
+def test_required_keys_are_only_top_level_has_guards(expr, required):
+    from validation.engine.rules import required_keys
+
+    assert set(required_keys(expr)) == required

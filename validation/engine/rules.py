@@ -294,6 +294,82 @@ class _PlannedRule:
         return any(not keys.isdisjoint(present[root]) for root, keys in self.triggers.items() if keys)
 
 
+_HAS = re.compile(r"^has\(\s*(args|env|hardware|model\.config|model)\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$")
+
+
+def _top_level(expr: str) -> list[tuple[int, str]]:
+    """Positions of the operators ``&&``, ``||``, ``?`` and ``:`` outside brackets and string literals."""
+    found: list[tuple[int, str]] = []
+    depth, i, quote = 0, 0, ""
+    while i < len(expr):
+        char = expr[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and expr.startswith(("&&", "||"), i):
+            found.append((i, expr[i : i + 2]))
+            i += 1
+        elif depth == 0 and char in "?:":
+            found.append((i, char))
+        i += 1
+    return found
+
+
+def _unwrap(expr: str) -> str:
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")"):
+        depth = 0
+        for i, char in enumerate(expr):
+            depth += char == "("
+            depth -= char == ")"
+            if depth == 0 and i < len(expr) - 1:
+                return expr  # "(a) && (b)": the outer brackets are not one pair
+        expr = expr[1:-1].strip()
+    return expr
+
+
+def _guard_fails(root: str, key: str, present: Mapping[str, set[str]]) -> bool:
+    """``has(root.key)`` is false. ``has(model.config.k)`` without any model config is an error in CEL
+    (an unknown input, "could not verify"), not false, so it never counts as failing."""
+    if root == "model.config":
+        return "config" in present["model"] and key not in present["model.config"]
+    return key not in present[root]
+
+
+def required_keys(expr: str) -> frozenset[tuple[str, str]]:
+    """Keys that must be present for ``expr`` to be true: ``has(x.k)`` conjuncts at the top level
+    (also inside ``has(x.k) ? ... : false``). A rule missing one cannot fire, whatever else it reads."""
+    expr = _unwrap(expr)
+    operators = _top_level(expr)
+    kinds = [op for _, op in operators]
+    if kinds and kinds[0] == "?" and kinds.count("?") == 1 and kinds.count(":") == 1 and "||" not in kinds:
+        question = operators[0][0]
+        colon = next(pos for pos, op in operators if op == ":")
+        if expr[colon + 1 :].strip() == "false":
+            return required_keys(expr[:question])
+        return frozenset()
+    if "||" in kinds or "?" in kinds or ":" in kinds:
+        return frozenset()
+    if not kinds:
+        match = _HAS.match(expr)
+        return frozenset({(match.group(1), match.group(2))}) if match else frozenset()
+    keys: set[tuple[str, str]] = set()
+    start = 0
+    for position, _ in [*operators, (len(expr), "&&")]:
+        part = _unwrap(expr[start:position])
+        keys |= required_keys(part)
+        start = position + 2
+    return frozenset(keys)
+
+
 def _triggers(when: str) -> dict[str, frozenset[str]] | None:
     reads = {root: referenced_keys([when], root) for root in NAMESPACES}
     if any(reads[root] is None for root in (*PRESENCE_ROOTS, "effective")):
@@ -319,6 +395,7 @@ class _ReleasePlan:
     always: frozenset[int] = frozenset()
     baseline: tuple[tuple[int, Finding], ...] = ()
     reads: tuple[dict[str, frozenset[str] | None], ...] = ()
+    required: tuple[frozenset[tuple[str, str]], ...] = ()
 
     def __post_init__(self) -> None:
         index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
@@ -336,6 +413,7 @@ class _ReleasePlan:
         self.reads = tuple(
             {root: referenced_keys([p.rule.when], root) for root in NAMESPACES} for p in self.rules
         )
+        self.required = tuple(required_keys(p.rule.when) for p in self.rules)
 
     def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read: only those are converted into CEL values."""
@@ -357,7 +435,9 @@ class _ReleasePlan:
                 positions = by_key.get(key)
                 if positions:
                     run.update(positions)
-        return run
+        # A rule whose `has(...)` guard is absent cannot fire (its baseline is no finding either).
+        required = self.required
+        return {p for p in run if not any(_guard_fails(root, key, present) for root, key in required[p])}
 
 
 @dataclass
