@@ -148,7 +148,7 @@ def _first_line_error(text: str) -> str:
 _DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 # The maps a rule reads, and the key paths of each that can be pruned to what the rules name.
-NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm")
+NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm", "derived")
 
 
 def _reference_pattern(root: str) -> re.Pattern[str]:
@@ -579,7 +579,7 @@ def build_context(
         "minor": parsed.minor if parsed else 0,
         "patch": parsed.micro if parsed else 0,
     }
-    return {
+    context = {
         "kind": doc.get("kind") or "serving",
         "vllm": _prune(vllm, wanted.get("vllm")),
         "model": _prune(model, wanted.get("model")),
@@ -593,6 +593,8 @@ def build_context(
         },
         "derived": {},
     }
+    # Each map costs a few microseconds to hand to CEL: leave out those no rule about to run reads.
+    return {k: v for k, v in context.items() if wanted.get(k, True) != frozenset()}
 
 
 def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -> CompiledRuleSet:

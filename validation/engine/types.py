@@ -7,6 +7,7 @@ database, and so that the Django apps can persist them as JSON.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 Kind = Literal["serving", "collection"]
@@ -88,7 +89,7 @@ class ArgSpec:
     suggestions: tuple[Any, ...] | None = None  # known values of a free-text argument (Literal | str)
     origin: dict[str, Any] | None = None  # {"class", "field", "file", "line"} of the config field behind it
 
-    @property
+    @cached_property
     def long_flag(self) -> str:
         return next((f for f in self.flags if f.startswith("--")), self.flags[0])
 
