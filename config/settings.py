@@ -99,6 +99,12 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "profiles:list"
 LOGOUT_REDIRECT_URL = "login"
 
+# Cache shared by web and worker (full-fleet previews are computed by a worker and shown by the web):
+# CACHE_URL=redis://127.0.0.1:6379/1 in production, a file cache under var/ by default.
+CACHES = {"default": env.cache_url("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
+# Previews of more profiles than this are computed by a worker; the page polls until they are ready.
+PREVIEW_INLINE_PROFILES = env.int("PREVIEW_INLINE_PROFILES", default=2000)
+
 # E-mail: EMAIL_URL picks the backend (smtp://host:port, consolemail://, filemail:///dir).
 _email = env.email_url("EMAIL_URL", default=f"filemail://{VAR_DIR / 'mail'}")
 if _email.get("EMAIL_FILE_PATH") and not str(_email["EMAIL_FILE_PATH"]).startswith("/"):

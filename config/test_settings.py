@@ -6,6 +6,7 @@ import os
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/vllm_profiles")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("EMAIL_URL", "memorymail://")
+os.environ.setdefault("CACHE_URL", "locmemcache://")
 
 from .settings import *  # noqa: F403
 

@@ -54,3 +54,17 @@ def sweep_task() -> dict:
     for recipient_id, recheck_id in digests:
         alerts_send_digest_task.delay(recipient_id, recheck_id)
     return {**result, "released_claims": released, "digests": len(digests)}
+
+
+@shared_task(name="validation.preview", acks_late=True)
+def preview_task(ruleset_id: int, release_id: int | None = None) -> int:
+    """Compute a full-fleet preview into the shared cache (the page polls for it)."""
+    from .models import RuleSet, VllmRelease
+    from .services import previews
+
+    ruleset = RuleSet.objects.filter(pk=ruleset_id).first()
+    if ruleset is None:
+        log.info("rule set %s no longer exists; no preview", ruleset_id)
+        return 0
+    release = VllmRelease.objects.filter(pk=release_id).first() if release_id else None
+    return previews.preview(ruleset=ruleset, release=release)["total"]

@@ -56,8 +56,13 @@ def _page(request, template, context, status=200):
     return render(request, template, context, status=status)
 
 
-def _preview_context(preview: dict) -> dict:
-    """The preview and its outcomes in display order, for templates/validation/_preview.html."""
+def _preview_context(preview: dict | None) -> dict:
+    """The preview and its outcomes in display order, for templates/validation/_preview.html.
+
+    ``None``: a worker is still evaluating a large fleet; the page says so and polls (htmx, or a refresh).
+    """
+    if preview is None:
+        return {"preview": None, "buckets": [], "preview_pending": True}
     titles = {
         "would_become_invalid": "Would become invalid",
         "would_become_valid": "Would become valid",
@@ -232,7 +237,7 @@ def ruleset_impact(request, number: int):
     return _page(
         request,
         "validation/ruleset_impact.html",
-        {"ruleset": ruleset, **_preview_context(previews.preview(ruleset=ruleset))},
+        {"ruleset": ruleset, **_preview_context(previews.preview_or_schedule(ruleset=ruleset))},
     )
 
 
@@ -256,7 +261,7 @@ def ruleset_publish(request, number: int):
     return _page(
         request,
         "validation/ruleset_publish.html",
-        {"ruleset": ruleset, **_preview_context(previews.preview(ruleset=ruleset))},
+        {"ruleset": ruleset, **_preview_context(previews.preview_or_schedule(ruleset=ruleset))},
     )
 
 
@@ -354,7 +359,7 @@ def release_preview(request, version: str):
     return _page(
         request,
         "validation/release_preview.html",
-        {"release": release, **_preview_context(previews.preview(release=release))},
+        {"release": release, **_preview_context(previews.preview_or_schedule(release=release))},
     )
 
 

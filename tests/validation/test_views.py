@@ -436,3 +436,52 @@ def test_kept_impact_follows_every_change_of_its_inputs(staff_client, staff, use
     assert invalid() == 0  # an edited rule
     confirm = staff_client.get(f"/rulesets/{draft.number}/publish/").content.decode()
     assert "0 profiles will become invalid" in confirm
+
+
+@pytest.mark.django_db
+def test_large_fleet_previews_are_computed_by_a_worker_and_the_page_polls(
+    settings, staff, django_capture_on_commit_callbacks
+):
+    """Above PREVIEW_INLINE_PROFILES, impact, publish confirmation and upgrade preview answer at once with
+    an "evaluating" page and schedule one task; once the task has run, the same URLs show the result."""
+    from django.core.cache import cache
+    from django.test import Client
+
+    from profiles.services import ProfileInput, profile_create, team_create
+    from validation.services import rulesets
+    from validation.tasks import preview_task
+
+    cache.clear()
+    settings.PREVIEW_INLINE_PROFILES = 0
+    team = team_create(actor=staff, slug="big", name="Big")
+    profile_create(
+        actor=staff,
+        team=team,
+        data=ProfileInput.from_mapping(
+            {
+                "name": "eager",
+                "kind": "serving",
+                "command": "vllm serve m --enforce-eager",
+                "vllm_version": "0.32.0",
+            }
+        ),
+    )
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    client = Client()
+    client.force_login(staff)
+    url = f"/rulesets/{draft.number}/impact/"
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        first = client.get(url)
+        again = client.get(url)
+    assert first.status_code == 200 and b"Evaluating every stored profile" in first.content
+    assert b'hx-trigger="every 2s"' in first.content and b'http-equiv="refresh"' in first.content
+    assert b"Evaluating every stored profile" in again.content
+    assert len(callbacks) == 1  # scheduled once, not once per look
+    preview_task(draft.pk, None)
+    ready = client.get(url)
+    assert b"Evaluating" not in ready.content and b"profiles checked" in ready.content
+    confirm = client.get(f"/rulesets/{draft.number}/publish/")
+    assert b"will become invalid" in confirm.content
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        upgrade = client.get("/releases/0.31.0/preview/")
+    assert b"Evaluating every stored profile" in upgrade.content and len(callbacks) == 1

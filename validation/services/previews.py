@@ -25,6 +25,8 @@ from .rulesets import ruleset_compiled
 LISTED = 200  # profiles listed per outcome; the counts are always complete
 CHUNK = 5000  # rows per query (keyset pagination on the primary key)
 CACHE_SECONDS = 600
+# A scheduled preview not ready after this long is scheduled again on the next look (a lost task).
+COMPUTE_TIMEOUT = 600
 
 
 def _active(findings: list[dict]) -> frozenset[tuple[str, str]]:
@@ -122,11 +124,40 @@ def preview(
     waivers = _waivers(queryset)
     if profiles is not None:
         return _evaluate(ruleset, release, fleet, queryset, waivers)
-    key = f"validation:preview:{_fingerprint(ruleset, release, fleet, waivers)}"
+    key = _preview_key(ruleset, release, fleet, waivers)
     outcome = cache.get(key)
     if outcome is None:
         outcome = _evaluate(ruleset, release, fleet, queryset, waivers)
         cache.set(key, outcome, CACHE_SECONDS)
+    return outcome
+
+
+def _preview_key(ruleset, release, fleet, waivers) -> str:
+    return f"validation:preview:{_fingerprint(ruleset, release, fleet, waivers)}"
+
+
+def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease | None = None) -> dict | None:
+    """The full-fleet preview for a page: computed here for a small fleet, else from the shared cache, else
+    scheduled on a worker (once) and None, so the page can say "evaluating" and poll instead of blocking.
+    """
+    from django.conf import settings
+    from django.db import transaction
+
+    from profiles.models import Profile
+
+    from . import fleet_release, ruleset_current
+
+    if Profile.objects.count() <= settings.PREVIEW_INLINE_PROFILES:
+        return preview(ruleset=ruleset, release=release)
+    ruleset = ruleset or ruleset_current()
+    fleet = fleet_release()
+    key = _preview_key(ruleset, release, fleet, _waivers(Profile.objects.all()))
+    outcome = cache.get(key)
+    if outcome is None and cache.add(f"{key}:scheduled", True, COMPUTE_TIMEOUT):
+        from ..tasks import preview_task
+
+        release_id = release.pk if release else None
+        transaction.on_commit(lambda: preview_task.delay(ruleset.pk, release_id), robust=True)
     return outcome
 
 
