@@ -9,12 +9,7 @@ from .models import RuleSet, VllmRelease, Waiver
 
 
 def waived_rule_ids(profile) -> list[str]:
-    now = timezone.now()
-    return list(
-        Waiver.objects.filter(profile=profile, revoked_at__isnull=True, expires_at__gt=now).values_list(
-            "rule_id", flat=True
-        )
-    )
+    return waived_rule_ids_by_profile([profile.pk]).get(profile.pk, [])
 
 
 def releases_ordered() -> QuerySet[VllmRelease]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from validation.models import Recheck, Rule, RuleSet, VllmRelease
+from validation.services.rulesets import RULE_FIELDS
 
 
 class ValidateRequestSerializer(serializers.Serializer):
@@ -81,27 +82,7 @@ class RuleSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Rule
-        fields = [
-            "id",
-            "title",
-            "category",
-            "severity",
-            "message",
-            "when",
-            "versions",
-            "kinds",
-            "fields",
-            "needs",
-            "solutions",
-            "tips",
-            "tags",
-            "example_fix",
-            "docs",
-            "source",
-            "error_class",
-            "fix",
-            "enabled",
-        ]
+        fields = ["id", *RULE_FIELDS]
 
 
 class RuleSetSerializer(serializers.ModelSerializer):

@@ -448,9 +448,6 @@ class CompiledRuleSet:
     defaults: tuple[tuple[SpecifierSet, dict[str, Any]], ...]
     _plans: dict[tuple[str, str, str | None], _ReleasePlan] = field(default_factory=dict, repr=False)
 
-    def rules_for(self, version: str, kind: str) -> tuple[CompiledRule, ...]:
-        return tuple(planned.rule for planned in self._plan(version, kind, None).rules)
-
     def _plan(self, version: str, kind: str, catalog: Catalog | None) -> _ReleasePlan:
         key = (version, kind, catalog.version if catalog else None)
         plan = self._plans.get(key)

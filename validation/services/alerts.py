@@ -10,7 +10,6 @@ retry with backoff, and after the last attempt they are ``failed`` with the erro
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from datetime import timedelta
 
 from django.conf import settings
@@ -167,10 +166,3 @@ def alert_preference_set(*, user, email_alerts: bool) -> AlertPreference:
         user=user, defaults={"email_alerts": email_alerts}
     )
     return preference
-
-
-def alerts_by_recipient(recheck_id: int) -> dict[int, int]:
-    counts: dict[int, int] = defaultdict(int)
-    for recipient_id in Alert.objects.filter(recheck_id=recheck_id).values_list("recipient_id", flat=True):
-        counts[recipient_id] += 1
-    return dict(counts)

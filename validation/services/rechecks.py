@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -303,7 +303,3 @@ def recheck_run_inline(recheck_id: int) -> None:
     for i in range(0, len(ids), BATCH_SIZE):
         recheck_batch(recheck_id, ids[i : i + BATCH_SIZE])
     _finish(recheck_id)
-
-
-def database_supports_skip_locked() -> bool:
-    return connection.features.has_select_for_update_skip_locked
