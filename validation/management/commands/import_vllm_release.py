@@ -13,7 +13,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from packaging.version import InvalidVersion, Version
 
-from validation.engine.extractor import CATALOG_DIR, extract, fetch_wheel, write_catalog
+from validation.catalog_builder import CATALOG_DIR, extract, fetch_wheel, write_catalog
 from validation.services import DomainError
 from validation.services.releases import release_import
 

@@ -1,8 +1,8 @@
 """The engine-argument catalog extractor: reads a vLLM wheel (or source tree) statically, never importing it.
 
-    python -m validation.engine.extractor --wheel vllm-0.31.0-....whl [--out DIR]
-    python -m validation.engine.extractor --source /path/to/src --version 0.31.0
-    python -m validation.engine.extractor --fetch 0.31.0   # pip download, then extract
+    python -m validation.catalog_builder --wheel vllm-0.31.0-....whl [--out DIR]
+    python -m validation.catalog_builder --source /path/to/src --version 0.31.0
+    python -m validation.catalog_builder --fetch 0.31.0   # pip download, then extract
 
 The catalog shape is documented in :mod:`validation.engine.catalog`; each argument carries the
 :class:`~validation.engine.types.ArgSpec` fields (plus ``origin``: the config class field it comes from).
@@ -19,7 +19,7 @@ from typing import Any
 from .build import CatalogBuilder
 from .source import SourceTree
 
-CATALOG_DIR = Path(__file__).resolve().parents[2] / "catalogs"
+CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalogs"
 
 __all__ = [
     "CATALOG_DIR",

@@ -5,8 +5,9 @@ import os
 from pathlib import Path
 
 TOOLS = Path(__file__).resolve().parent
-PACK = TOOLS.parent / "builtin.yaml"
-CASES = TOOLS.parents[2] / "tests" / "engine" / "rulepack_cases"
+REPO = TOOLS.parents[1]
+PACK = REPO / "validation" / "rulepacks" / "builtin.yaml"
+CASES = REPO / "tests" / "engine" / "rulepack_cases"
 VLLM_SRC = Path(os.environ.get("VLLM_SRC", "/work/vllm-src/src"))
 INDEX = Path(
     os.environ.get("RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / "vllm-rulepack-index.json")
