@@ -32,10 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "validation" / "rulepacks" / "builtin.yaml"
 CASES = Path(__file__).resolve().parent / "rulepack_cases"
 VLLM_SRC = Path("/work/vllm-src/src")
-RELEASES = (
-    "0.20.0 0.20.1 0.20.2 0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 "
-    "0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0 0.34.0"
-).split()
+# the releases the product knows: one per shipped catalog
+RELEASES = sorted((p.stem for p in (ROOT / "validation" / "catalogs").glob("*.json")), key=Version)
 
 
 @cache

@@ -1,34 +1,31 @@
-"""Build builtin.yaml from spec.py + spec2.py: resolves each vLLM message in the index, derives the exact
-version range, the source link (newest release of the range) and the error class. Usage: build.py [OUT]."""
+"""Build builtin.yaml from the rule specs (tools/rulepack/specs/): resolves each vLLM message in the index,
+derives the exact version range, the source link (newest release of the range) and the error class.
+Usage: python -m tools.rulepack.build [OUT]."""
 
-import json
 import re
 import sys
 
 import yaml
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from vers import INDEX, PACK, TOOLS, VERS, VLLM_SRC
+from tools.rulepack import document, specs
+from tools.rulepack.index import load_index
+from tools.rulepack.releases import PACK, RELEASES, source_dir
 
-if not INDEX.exists():
-    import runpy
 
-    runpy.run_path(str(TOOLS / "index.py"))
-with open(INDEX) as fh:
-    idx = json.load(fh)
-SHA = {}
-for v in VERS:
-    with open(f"{VLLM_SRC}/{v}/vllm/_version.py") as fh:
-        t = fh.read()
-    SHA[v] = re.search(r"commit_id = '(g?)([0-9a-f]+)'", t).group(2)
+def release_commits():
+    sha = {}
+    for v in RELEASES:
+        text = (source_dir(v) / "vllm" / "_version.py").read_text()
+        sha[v] = re.search(r"commit_id = '(g?)([0-9a-f]+)'", text).group(2)
+    return sha
 
 
 def nxt(v):
-    i = VERS.index(v)
-    return VERS[i + 1] if i + 1 < len(VERS) else None
+    i = RELEASES.index(v)
+    return RELEASES[i + 1] if i + 1 < len(RELEASES) else None
 
 
-def resolve(msg):
+def resolve(idx, msg):
     if msg in idx:
         return msg
     c = [m for m in idx if msg in m]
@@ -42,38 +39,49 @@ def spec_for(first, last):
     return f">={first}" if n is None else f">={first},<{n}"
 
 
-def fill(rule):
+def lifetime(idx, rule_id, message):
+    """The first and last release whose source raises the message; it must be contiguous."""
+    vs = [o[0] for o in idx[message]]
+    ix = sorted(set(RELEASES.index(v) for v in vs if v in RELEASES))
+    if ix != list(range(ix[0], ix[-1] + 1)):
+        raise SystemExit(f"non-contiguous {rule_id}: {vs}")
+    return RELEASES[ix[0]], RELEASES[ix[-1]]
+
+
+def fill(rule, idx, sha):
     r = dict(rule)
-    if r.get("category", "vllm") == "vllm":
-        m = resolve(r.pop("msg"))
-        occ = idx[m]
-        vs = [o[0] for o in occ]
-        ix = sorted(set(VERS.index(v) for v in vs))
-        if ix != list(range(ix[0], ix[-1] + 1)):
-            raise SystemExit(f"non-contiguous {r['id']}: {vs}")
-        first, last = VERS[ix[0]], VERS[ix[-1]]
-        if "range" in r:  # narrower range (condition changed), must lie within the text's range
-            first, last = r.pop("range")
-            assert VERS.index(first) >= ix[0] and VERS.index(last) <= ix[-1], r["id"]
-        o = [o for o in occ if o[0] == last][0]
-        m = r.pop("msg_text", m)  # the text as written in vLLM's source (e.g. an f-string's {x=})
-        out = {"id": r.pop("id"), "category": "vllm", "severity": r.pop("severity", "error"), "message": m}
-        out["when"] = r.pop("when")
-        out["versions"] = spec_for(first, last)
-        for k in ("kinds", "fields", "needs", "solutions", "example_fix", "docs"):
-            if k in r:
-                out[k] = r.pop(k)
-        out["source"] = f"https://github.com/vllm-project/vllm/blob/{SHA[last]}/{o[1]}#L{o[2]}"
-        out["error_class"] = o[3].split(".")[-1]
-        for k in ("fix", "tags"):
-            if k in r:
-                out[k] = r.pop(k)
-        assert not r, (out["id"], r)
-        return out
-    return r
+    if r.get("category", "vllm") != "vllm":
+        return r
+    m = resolve(idx, r.pop("msg"))
+    occ = idx[m]
+    first, last = lifetime(idx, r["id"], m)
+    if "range" in r:  # narrower range (the condition changed while the text did not); None = the text's end
+        lo, hi = r.pop("range")
+        lo, hi = lo or first, hi or last
+        if not RELEASES.index(first) <= RELEASES.index(lo) <= RELEASES.index(hi) <= RELEASES.index(last):
+            raise SystemExit(f"{r['id']}: range {lo}..{hi} is not within its message's {first}..{last}")
+        first, last = lo, hi
+    o = [o for o in occ if o[0] == last][0]
+    m = r.pop("msg_text", m)  # the text as written in vLLM's source (e.g. an f-string's {x=})
+    out = {"id": r.pop("id"), "category": "vllm", "severity": r.pop("severity", "error"), "message": m}
+    if "message_template" in r:
+        out["message_template"] = r.pop("message_template")
+    out["when"] = r.pop("when")
+    out["versions"] = spec_for(first, last)
+    for k in ("kinds", "fields", "needs", "solutions", "example_fix", "docs"):
+        if k in r:
+            out[k] = r.pop(k)
+    out["source"] = f"https://github.com/vllm-project/vllm/blob/{sha[last]}/{o[1]}#L{o[2]}"
+    out["error_class"] = o[3].split(".")[-1]
+    for k in ("fix", "tags"):
+        if k in r:
+            out[k] = r.pop(k)
+    if r:
+        raise SystemExit(f"{out['id']}: unknown keys {sorted(r)}")
+    return out
 
 
-class D(yaml.SafeDumper):
+class Dumper(yaml.SafeDumper):
     pass
 
 
@@ -83,31 +91,31 @@ def _str(dumper, s):
     return dumper.represent_scalar("tag:yaml.org,2002:str", s)
 
 
-D.add_representer(str, _str)
+Dumper.add_representer(str, _str)
 
-if __name__ == "__main__":
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location("spec", TOOLS / "spec.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    spec2 = importlib.util.spec_from_file_location("spec2", TOOLS / "spec2.py")
-    mod2 = importlib.util.module_from_spec(spec2)
-    spec2.loader.exec_module(mod2)
-    vllm_rules = [r for r in mod.RULES if r.get("category", "vllm") == "vllm"]
-    others = [r for r in mod.RULES if r.get("category", "vllm") != "vllm"]
-    rules = [fill(r) for r in vllm_rules + mod2.RULES + others]
-    rules.sort(key=lambda r: r["category"] == "policy")
+def build_pack():
+    idx = load_index()
+    sha = release_commits()
+    rules = [fill(r, idx, sha) for r in specs.all_rules()]
     ids = [r["id"] for r in rules]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
-    pack = {
+    return {
         "pack": "builtin",
-        "description": mod.DESCRIPTION,
-        "defaults": mod.DEFAULTS,
-        "derived": mod.DERIVED,
+        "description": document.DESCRIPTION,
+        "defaults": document.DEFAULTS,
+        "derived": document.DERIVED,
         "rules": rules,
     }
-    text = yaml.dump(pack, Dumper=D, sort_keys=False, width=110, allow_unicode=True)
-    with open(sys.argv[1] if len(sys.argv) > 1 else PACK, "w") as fh:
-        fh.write(mod.HEADER + text)
-    print(len(rules))
+
+
+def main(argv):
+    pack = build_pack()
+    text = yaml.dump(pack, Dumper=Dumper, sort_keys=False, width=110, allow_unicode=True)
+    with open(argv[0] if argv else PACK, "w") as fh:
+        fh.write(document.HEADER + text)
+    print(len(pack["rules"]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,11 +1,12 @@
 """Index every raise with a literal (or locally assigned) message in vLLM's config, arg_utils and serve
-entrypoint sources, per release: {message: [[release, file, line, exception class], ...]}. Writes INDEX."""
+entrypoint sources, per release: {message: [[release, file, line, exception class], ...]}.
+Usage: python -m tools.rulepack.index (writes RULEPACK_INDEX; build.py runs it when the index is missing)."""
 
 import ast
 import json
 import os
 
-from vers import INDEX, VERS, VLLM_SRC
+from tools.rulepack.releases import INDEX, RELEASES, source_dir
 
 
 def render(n):
@@ -29,7 +30,7 @@ def render(n):
 
 
 def files_for(v):
-    base = f"{VLLM_SRC}/{v}/"
+    base = f"{source_dir(v)}/"
     out = ["vllm/config/" + f for f in os.listdir(base + "vllm/config") if f.endswith(".py")]
     out += ["vllm/engine/arg_utils.py"]
     for p in [
@@ -43,11 +44,9 @@ def files_for(v):
     return out
 
 
-idx = {}
-for v in VERS:
+def index_release(v, idx):
     for f in files_for(v):
-        p = f"{VLLM_SRC}/{v}/{f}"
-        with open(p) as fh:
+        with open(source_dir(v) / f) as fh:
             tree = ast.parse(fh.read())
         for fn in ast.walk(tree):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
@@ -81,6 +80,27 @@ for v in VERS:
                     rec = [v, f, node.lineno, cls]
                     if rec not in idx.setdefault(m, []):
                         idx[m].append(rec)
-with open(INDEX, "w") as fh:
-    json.dump(idx, fh)
-print(len(idx))
+
+
+def build_index():
+    idx = {}
+    for v in RELEASES:
+        index_release(v, idx)
+    with open(INDEX, "w") as fh:
+        json.dump(idx, fh)
+    return idx
+
+
+def load_index():
+    if not INDEX.exists():
+        return build_index()
+    with open(INDEX) as fh:
+        idx = json.load(fh)
+    seen = {o[0] for occ in idx.values() for o in occ}
+    if not set(RELEASES) <= seen:  # a release was added since the index was cached
+        return build_index()
+    return idx
+
+
+if __name__ == "__main__":
+    print(len(build_index()))

@@ -1,0 +1,32 @@
+"""The releases the rule-pack tools know (one per catalog in validation/catalogs/), where their sources are
+(VLLM_SRC, one <X.Y.Z>/vllm/ per release) and where the message index is cached (RULEPACK_INDEX)."""
+
+import os
+from pathlib import Path
+
+from packaging.version import Version
+
+TOOLS = Path(__file__).resolve().parent
+REPO = TOOLS.parents[1]
+PACK = REPO / "validation" / "rulepacks" / "builtin.yaml"
+CASES = REPO / "tests" / "engine" / "rulepack_cases"
+CATALOGS = REPO / "validation" / "catalogs"
+VLLM_SRC = Path(os.environ.get("VLLM_SRC", "/work/vllm-src/src"))
+INDEX = Path(
+    os.environ.get("RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / "vllm-rulepack-index.json")
+)
+RELEASES = sorted((p.stem for p in CATALOGS.glob("*.json")), key=Version)
+if not RELEASES:
+    raise SystemExit(f"no release catalogs in {CATALOGS}")
+NEWEST = RELEASES[-1]
+
+
+def source_dir(release):
+    """The unpacked wheel of a release: VLLM_SRC/<release>/vllm/..."""
+    path = VLLM_SRC / release
+    if not (path / "vllm").is_dir():
+        raise SystemExit(
+            f"no vLLM {release} sources in {path}: pip download --no-deps --only-binary :all: "
+            f"vllm=={release} and unzip the wheel there (or set VLLM_SRC)"
+        )
+    return path

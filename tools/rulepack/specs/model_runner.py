@@ -1,0 +1,190 @@
+"""Model Runner V2: the features it refuses when VLLM_USE_V2_MODEL_RUNNER forces it, and HiSparse, which
+forces it."""
+
+from tools.rulepack.expr import (
+    ADAPTIVE,
+    ENV_V2,
+    EXT_LAUNCHER_PP,
+    HAS_SPEC,
+    HISPARSE,
+    LOGITS_PROCS,
+    PARALLEL_DRAFTING,
+    R,
+    q,
+    spec_field_true,
+)
+from tools.rulepack.profiles import HIS
+
+# ---------------------------------------------------------------- Model Runner V2 forced by the environment
+# VllmConfig._validate_v2_model_runner() (called from __post_init__ when use_v2_model_runner) raises with the
+# list from _get_v2_model_runner_unsupported_features(). The text is the same f-string in 0.23.0-0.33.0 (one
+# rule: a rule's range is its message's whole range); the list differs per release, so the condition
+# branches on vllm.minor. Only features readable from the arguments are checked (see the docs); stock
+# torch.compile and sequence parallelism are left out because __post_init__ may override the user's values.
+_M = "derived.spec_method"
+_EAGLE3_PP = f'({HAS_SPEC} && {_M} == "eagle3" && effective.pipeline_parallel_size > 1)'
+_DBO = "effective.enable_dbo == true"
+_EEP = "effective.enable_elastic_ep == true"
+_ROUTED = "effective.enable_return_routed_experts == true"
+_PEMB = "(has(args.enable_prompt_embeds) && args.enable_prompt_embeds == true)"
+_KVS = "effective.kv_sharing_fast_prefill == true"
+_EC = "(has(args.ec_transfer_config) && args.ec_transfer_config != null)"
+_PCP = "effective.prefill_context_parallel_size > 1"
+_LORA = "(has(args.enable_lora) && args.enable_lora == true)"
+_MAMBA_ALL = 'effective.mamba_cache_mode == "all"'
+_HETERO = spec_field_true("use_heterogeneous_vocab")
+# 0.30.0+: use_ubatching (enable_dbo or ubatch_size > 1) adds _get_dbo_unsupported_features(), which with
+# VLLM_USE_V2_MODEL_RUNNER set lists only DBO combined with LoRA, speculative decoding, PP, DCP/PCP, ...
+_UB_FORCED = (
+    "((effective.enable_dbo == true || effective.ubatch_size > 1) && "
+    f"({_LORA} || {HAS_SPEC} || effective.pipeline_parallel_size > 1 || "
+    "effective.decode_context_parallel_size > 1 || effective.prefill_context_parallel_size > 1))"
+)
+
+
+def _list_by_minor(table):
+    expr = "[]"
+    for minor in sorted(table, reverse=True):
+        expr = f"(vllm.minor == {minor} ? {q(table[minor])} : {expr})"
+    return expr
+
+
+_EEA = ["eagle", "eagle3", "mtp"]
+_V2_SPEC_OK = {  # 0.23-0.29: every other method is listed
+    23: _EEA,
+    24: _EEA + ["dflash"],
+    25: _EEA + ["dflash", "dspark"],
+    26: _EEA + ["dflash", "dspark"],
+    27: _EEA + ["dflash", "dspark"],
+    28: _EEA + ["dflash", "dspark"],
+    29: _EEA + ["dflash", "dspark", "extract_hidden_states"],
+}
+_V2_SPEC_NOT_OK = {  # 0.30+: only these methods are listed
+    30: ["ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator", "custom_class"],
+    31: ["ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"],
+    32: ["suffix", "medusa", "mlp_speculator", "custom_class"],
+    33: ["suffix", "custom_class"],
+}
+_V2_SPEC_METHOD = (
+    f"({HAS_SPEC} && (vllm.minor <= 29 ? !({_M} in {_list_by_minor(_V2_SPEC_OK)}) : "
+    f"{_M} in {_list_by_minor(_V2_SPEC_NOT_OK)}))"
+)
+_V2_PD = (
+    f'({PARALLEL_DRAFTING} && (vllm.minor == 23 ? true : vllm.minor == 24 ? {_M} != "dflash" : '
+    f'!({_M} in ["dflash", "dspark"])))'
+)
+# (version condition, feature) as read in each release's _get_v2_model_runner_unsupported_features();
+# 0.25 dropped hybrid/align cache mode (model-dependent, not checked), 0.26 made PCP non-MLA only (left out:
+# ModelConfig.use_mla) and dropped logprobs_mode.
+V2_UNSUPPORTED = [
+    ("vllm.minor <= 25", _PCP),
+    ("vllm.minor >= 24", EXT_LAUNCHER_PP),
+    ("true", _V2_SPEC_METHOD),
+    ("true", _V2_PD),
+    ("vllm.minor <= 29", _EAGLE3_PP),
+    ("vllm.minor == 28", f"{ADAPTIVE} && ({_LORA} || effective.pipeline_parallel_size > 1)"),
+    ("vllm.minor <= 29", _DBO),
+    ("vllm.minor >= 30", _UB_FORCED),
+    ("vllm.minor >= 24 && vllm.minor <= 31", _EEP),
+    ("vllm.minor <= 27", f"({_ROUTED} || {_EC})"),
+    ("vllm.minor <= 30", LOGITS_PROCS),
+    ("vllm.minor <= 28", _PEMB),
+    ("vllm.minor <= 29", _KVS),
+    ("vllm.minor >= 30 && vllm.minor <= 31", _MAMBA_ALL),
+    ("vllm.minor >= 32", _HETERO),
+]
+V2_UNSUPPORTED_EXPR = (
+    "(" + " || ".join(f"({c} && {f})" if c != "true" else f for c, f in V2_UNSUPPORTED) + ")"
+)
+
+
+# 0.28.0+: _verify_sampling_replay_config() runs earlier in __post_init__; where it refuses (speculative
+# decoding until 0.31, custom logits processors, logprobs_mode), vLLM never reaches the V2 check.
+_REPLAY_FIRST = (
+    "(vllm.minor >= 28 && effective.return_sampling_mask == true && "
+    f'((vllm.minor < 32 && {HAS_SPEC}) || {LOGITS_PROCS} || effective.logprobs_mode != "processed_logprobs"))'
+)
+
+RULES = [
+    R(
+        "hisparse-requires-mrv2",
+        "HiSparse requires Model Runner V2; remove VLLM_USE_V2_MODEL_RUNNER=0.",
+        f"{HISPARSE} && has({ENV_V2}) && int({ENV_V2}) == 0",
+        ["attention_config", "env.VLLM_USE_V2_MODEL_RUNNER"],
+        ["Remove VLLM_USE_V2_MODEL_RUNNER=0 from the environment", "Remove attention_config.hisparse_config"],
+        (
+            "Raised by VllmConfig.use_v2_model_runner: HiSparse forces Model Runner V2 and refuses an "
+            "explicit V1."
+        ),
+        ["hisparse", "model-runner-v2"],
+    ),
+    R(
+        "mrv2-forced-unsupported-features",
+        "Model Runner V2 does not yet support: {', '.join(unsupported)}",
+        (
+            "has(env.VLLM_USE_V2_MODEL_RUNNER) ? (int(env.VLLM_USE_V2_MODEL_RUNNER) != 0 && "
+            f"!{_REPLAY_FIRST} && {V2_UNSUPPORTED_EXPR}) : false"
+        ),
+        [
+            "env.VLLM_USE_V2_MODEL_RUNNER",
+            "speculative_config",
+            "logits_processors",
+            "enable_dbo",
+            "ubatch_size",
+            "enable_elastic_ep",
+            "enable_return_routed_experts",
+            "enable_prompt_embeds",
+            "kv_sharing_fast_prefill",
+            "ec_transfer_config",
+            "prefill_context_parallel_size",
+            "pipeline_parallel_size",
+            "distributed_executor_backend",
+            "mamba_cache_mode",
+        ],
+        [
+            "Remove VLLM_USE_V2_MODEL_RUNNER=1 (vLLM then falls back to the V1 model runner by itself)",
+            "Remove the feature Model Runner V2 does not support yet in this release",
+        ],
+        (
+            "VllmConfig._validate_v2_model_runner: with VLLM_USE_V2_MODEL_RUNNER=1 the V2 model runner is "
+            "forced, and every feature in _get_v2_model_runner_unsupported_features() is refused (without "
+            "the variable vLLM falls back to V1 with a warning). The list differs per release: 0.23-0.29 "
+            "accept only eagle/eagle3/mtp (+dflash 0.24, +dspark 0.25, +extract_hidden_states 0.29) "
+            "speculative methods; 0.30 refuses ngram/ngram_gpu/draft_model/suffix/medusa/mlp_speculator/"
+            "custom_class, 0.31 the same without draft_model, 0.32 suffix/medusa/mlp_speculator/"
+            "custom_class, 0.33 suffix/custom_class; parallel drafting (except dflash/dspark), EAGLE3 with "
+            "PP (-0.29), external_launcher with PP (0.24+), dual batch overlap (-0.29; 0.30+ only with LoRA, "
+            "speculative decoding, PP or context parallelism), elastic EP (0.24-0.31), routed experts "
+            "capture and EC transfer (-0.27), custom logits processors (-0.30), prompt embeds (-0.28), KV "
+            "sharing fast prefill (-0.29), prefill context parallelism (-0.25), adaptive verification with "
+            "LoRA or PP (0.28), mamba cache mode 'all' (0.30-0.31), heterogeneous-vocabulary drafts "
+            "(0.32+). Not reported where a sampling-replay check refuses first (0.28+). Checked here from "
+            "the arguments only: "
+            "stock torch.compile and sequence parallelism "
+            "(overridden in __post_init__), model-dependent entries (MLA, hybrid/mamba, Step5, Parse MTP) "
+            "and a 'draft_model' method refined from the draft's config are not decided by this rule."
+        ),
+        ["model-runner-v2", "speculative-decoding"],
+        example_fix=(
+            "# before\nVLLM_USE_V2_MODEL_RUNNER=1 vllm serve model --speculative-config "
+            '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\'\n'
+            "# after\nvllm serve model --speculative-config "
+            '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\''
+        ),
+    ),
+]
+
+_EAGLE_PD = {"method": "eagle", "model": "org/eagle-draft", "num_speculative_tokens": 3}
+CASES = {
+    "hisparse-requires-mrv2": (
+        dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
+        dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),
+    ),
+    "mrv2-forced-unsupported-features": (
+        dict(
+            args={"speculative_config": dict(_EAGLE_PD, parallel_drafting=True)},
+            env={"VLLM_USE_V2_MODEL_RUNNER": "1"},
+        ),
+        dict(args={"speculative_config": _EAGLE_PD}, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),
+    ),
+}

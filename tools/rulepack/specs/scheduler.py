@@ -1,0 +1,177 @@
+"""SchedulerConfig, the model's maximum length, LoRAConfig."""
+
+from tools.rulepack.expr import A, R, arg_true
+
+# ---------------------------------------------------------------- max_model_len above the derived maximum
+# _get_and_verify_max_len (vllm/config/model.py) with the base convertor's derive_max_model_len_and_key:
+# identical in 0.20.0-0.34.0 for the simple case checked here (0.30.0 changed only the yarn / per-layer RoPE
+# handling): a model type without its own convertor, max_position_embeddings and no other length key, no
+# text_config, no RoPE scaling other than llama3 (never applied to the length), no --disable-sliding-window,
+# no --hf-overrides, VLLM_ALLOW_LONG_MAX_MODEL_LEN not "1"/"true".
+_MC = "model.config"
+_OTHER_LEN_KEYS = [
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+]
+_SIMPLE_LEN = (
+    f'{_MC}.model_type in ["llama", "mistral", "qwen2", "qwen3", "qwen3_moe"] && '
+    f"has({_MC}.max_position_embeddings) && {_MC}.max_position_embeddings != null && "
+    f"!has({_MC}.text_config) && !has({_MC}.rope_parameters) && !has({_MC}.position_embedding_type) && "
+    + " && ".join(f"!has({_MC}.{k})" for k in _OTHER_LEN_KEYS)
+    + f" && (!has({_MC}.rope_scaling) || {_MC}.rope_scaling == null || "
+    f'(has({_MC}.rope_scaling.rope_type) && {_MC}.rope_scaling.rope_type == "llama3"))'
+)
+
+RULES = [
+    R(
+        "max-batched-tokens-ge-max-num-seqs",
+        "must be greater than or equal to max_num_seqs ({self.max_num_seqs}).",
+        (
+            f"{A('max_num_batched_tokens')} && {A('max_num_seqs')} && args.max_num_batched_tokens < "
+            f"args.max_num_seqs"
+        ),
+        ["max_num_batched_tokens", "max_num_seqs"],
+        ["Raise --max-num-batched-tokens to at least --max-num-seqs", "Lower --max-num-seqs"],
+        "Every scheduled sequence needs at least one token of the batch budget.",
+        ["scheduler"],
+    ),
+    R(
+        "max-num-active-seqs-le-max-num-seqs",
+        "max_num_active_seqs ({self.max_num_active_seqs}) cannot be greater",
+        f"{A('max_num_active_seqs')} && {A('max_num_seqs')} && args.max_num_active_seqs > args.max_num_seqs",
+        ["max_num_active_seqs", "max_num_seqs"],
+        ["Lower --max-num-active-seqs to at most --max-num-seqs"],
+        "SchedulerConfig (explicitly set max_num_seqs only; its default depends on the hardware).",
+        ["scheduler"],
+    ),
+    R(
+        "partial-prefills-require-chunked-prefill",
+        "Chunked prefill must be enabled to set max_num_partial_prefills > 1.",
+        f"{A('max_num_partial_prefills')} && args.max_num_partial_prefills > 1 && "
+        "has(args.enable_chunked_prefill) && args.enable_chunked_prefill == false",
+        ["max_num_partial_prefills", "enable_chunked_prefill"],
+        ["Enable chunked prefill", "Set --max-num-partial-prefills 1"],
+        (
+            "Concurrent partial prefills are a chunked-prefill feature (explicitly disabled chunked prefill "
+            "only)."
+        ),
+        ["scheduler"],
+    ),
+    R(
+        "max-cpu-loras-ge-max-loras",
+        "max_cpu_loras ({self.max_cpu_loras}) must be >= max_loras",
+        (
+            f"(has(args.enable_lora) && args.enable_lora == true) && {A('max_cpu_loras')} && "
+            f"args.max_cpu_loras < effective.max_loras"
+        ),
+        ["max_cpu_loras", "max_loras"],
+        ["Raise --max-cpu-loras to at least --max-loras"],
+        "LoRAConfig: the CPU LoRA cache must hold every GPU-resident adapter.",
+        ["lora"],
+    ),
+    R(
+        "max-batched-tokens-below-max-model-len",
+        "is smaller than max_model_len ({max_model_len}).",
+        f"{A('max_num_batched_tokens')} && {A('max_model_len')} && has(args.enable_chunked_prefill) && "
+        "args.enable_chunked_prefill == false && args.max_num_batched_tokens < args.max_model_len",
+        ["max_num_batched_tokens", "max_model_len", "enable_chunked_prefill"],
+        [
+            "Raise --max-num-batched-tokens to at least --max-model-len",
+            "Enable chunked prefill",
+            "Lower --max-model-len",
+        ],
+        (
+            "Without chunked prefill a prompt must fit in one batch (checked here for an explicit "
+            "max_model_len)."
+        ),
+        ["scheduler"],
+    ),
+    R(
+        "long-prefill-threshold-gt-max-model-len",
+        "long_prefill_token_threshold ({self.long_prefill_token_threshold})",
+        f"{A('long_prefill_token_threshold')} && {A('max_model_len')} && "
+        "args.long_prefill_token_threshold > args.max_model_len",
+        ["long_prefill_token_threshold", "max_model_len"],
+        ["Lower --long-prefill-token-threshold to at most --max-model-len"],
+        "SchedulerConfig (checked here for an explicit max_model_len).",
+        ["scheduler"],
+    ),
+    R(
+        "max-model-len-above-derived",
+        "{msg} To allow overriding this maximum",
+        (
+            f"{A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len != -1 && "
+            f"!{arg_true('disable_sliding_window')} && !{A('hf_overrides')} && "
+            "!(has(env.VLLM_ALLOW_LONG_MAX_MODEL_LEN) && "
+            'env.VLLM_ALLOW_LONG_MAX_MODEL_LEN.matches("^\\\\s*(1|(?i:true))\\\\s*$")) && '
+            f"{_SIMPLE_LEN} && double(args.max_model_len) > double({_MC}.max_position_embeddings)"
+        ),
+        ["max_model_len", "model", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"],
+        [
+            "Lower --max-model-len to the model's max_position_embeddings or less",
+            "Set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 only if the model really handles longer contexts",
+        ],
+        (
+            "ModelConfig.get_and_verify_max_len: a user max_model_len above the length derived from "
+            "config.json (the smallest of max_position_embeddings and the other length keys, times the RoPE "
+            "scaling factor) is refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is 1/true. vLLM's text is "
+            "'User-specified max_model_len (...) is greater than the derived max_model_len (...)' "
+            "followed by this sentence and a caution. Checked here only for the simple case "
+            "(llama/mistral/qwen2/qwen3/"
+            "qwen3_moe configs with max_position_embeddings, no other length key, no RoPE scaling except "
+            "llama3, no --hf-overrides or --disable-sliding-window); a sentence-transformers config in the "
+            "checkpoint (max_seq_length) would override the length and is not visible to a profile."
+        ),
+        ["scheduler", "model"],
+        needs=["model.config"],
+        fix={"unset": ["max_model_len"]},
+    ),
+]
+
+_LLAMA31 = {
+    "name": "meta-llama/Llama-3.1-8B-Instruct",
+    "architecture": "LlamaForCausalLM",
+    "config": {
+        "model_type": "llama",
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192},
+    },
+}
+CASES = {
+    "max-batched-tokens-ge-max-num-seqs": (
+        {"max_num_batched_tokens": 128, "max_num_seqs": 256},
+        {"max_num_batched_tokens": 8192, "max_num_seqs": 256},
+    ),
+    "max-num-active-seqs-le-max-num-seqs": (
+        {"max_num_active_seqs": 512, "max_num_seqs": 256},
+        {"max_num_active_seqs": 128, "max_num_seqs": 256},
+    ),
+    "partial-prefills-require-chunked-prefill": (
+        {"max_num_partial_prefills": 2, "enable_chunked_prefill": False},
+        {"max_num_partial_prefills": 2, "enable_chunked_prefill": True},
+    ),
+    "max-cpu-loras-ge-max-loras": (
+        {"enable_lora": True, "max_loras": 4, "max_cpu_loras": 2},
+        {"enable_lora": True, "max_loras": 4, "max_cpu_loras": 8},
+    ),
+    "max-batched-tokens-below-max-model-len": (
+        {"max_num_batched_tokens": 4096, "max_model_len": 8192, "enable_chunked_prefill": False},
+        {"max_num_batched_tokens": 4096, "max_model_len": 8192, "enable_chunked_prefill": True},
+    ),
+    "long-prefill-threshold-gt-max-model-len": (
+        {"long_prefill_token_threshold": 16384, "max_model_len": 8192},
+        {"long_prefill_token_threshold": 2048, "max_model_len": 8192},
+    ),
+    "max-model-len-above-derived": (
+        dict(args={"max_model_len": 200000}, model=_LLAMA31),
+        dict(args={"max_model_len": 131072}, model=_LLAMA31),
+    ),
+}
