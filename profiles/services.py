@@ -31,7 +31,7 @@ class ProfileInvalid(DomainError):
 
     def __init__(self, verdict: Verdict):
         self.verdict = verdict
-        errors = [f.message for f in verdict.findings if f.severity == "error" and not f.waived]
+        errors = [f.message for f in verdict.findings if f.is_active and f.severity == "error"]
         super().__init__("; ".join(errors) or "invalid profile", code="invalid_profile")
 
 

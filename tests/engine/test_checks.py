@@ -280,3 +280,51 @@ def test_config_keys_follow_pydantic_lax_coercion():
     assert rules(check_catalog({"speculative_config": {"num_speculative_tokens": 2.5}}, c)) == [
         "catalog-invalid-config-value"
     ]
+
+
+# ---- one replacement detection, one version order, one "active finding" test
+
+
+def test_replacement_named_by_a_short_flag_or_key_path_is_found_by_check_and_diff_alike():
+    from validation.engine.diff import renamed_arguments
+
+    old = synthetic(
+        "0.9.0",
+        [
+            arg("level", deprecated=True, deprecation="Deprecated: pass -O instead."),
+            arg("cc_mode", deprecated=True, deprecation="Use --compilation-config.mode instead."),
+        ],
+    )
+    new = synthetic(
+        "0.10.0",
+        [
+            {**arg("optimization_level"), "flags": ["--optimization-level", "-O"]},
+            {**arg("compilation_config"), "type": "json"},
+        ],
+    )
+    assert renamed_arguments(old, new) == {"level": "optimization_level", "cc_mode": "compilation_config"}
+    # 0.10.0 sorts after 0.9.0 (a release order, not a string order): the removal is found.
+    found = {
+        f.fields[0]: f.message
+        for f in check_catalog(
+            {"level": "1", "cc_mode": "x"}, new, history=HistoryIndex({"0.9.0": old, "0.10.0": new})
+        )
+    }
+    assert found["level"].endswith("use -O instead")
+    assert found["cc_mode"].endswith("use --compilation-config.mode instead")
+
+
+def test_active_findings_are_unwaived_errors_and_warnings():
+    from validation.engine.types import Finding, Verdict, parse_version
+
+    def finding(severity, waived=False):
+        return Finding(rule="r", severity=severity, category="vllm", message="m", waived=waived)
+
+    assert [finding(s).is_active for s in ("error", "warning", "info")] == [True, True, False]
+    assert not finding("error", waived=True).is_active
+    assert Finding.active_in(finding("warning").as_dict()) and not Finding.active_in(
+        finding("info").as_dict()
+    )
+    assert Verdict("0.33.0", 1, (finding("error", waived=True), finding("warning"))).state == "warning"
+    assert Verdict("0.33.0", 1, (finding("error", waived=True),)).valid
+    assert parse_version("0.34.0") > parse_version("0.9.1") and parse_version("latest") is None

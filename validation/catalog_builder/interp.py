@@ -1089,9 +1089,6 @@ class Interpreter:
             return Opaque("slice")
         return slice(lower, upper, step)
 
-    def _e_Index(self, node, frame):  # pragma: no cover - python < 3.9
-        return self.eval(node.value, frame)
-
     def _e_Tuple(self, node, frame):
         return tuple(self._elts(node.elts, frame))
 

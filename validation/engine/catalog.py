@@ -28,11 +28,6 @@ from .types import ArgSpec
 _ARGSPEC_FIELDS = {f.name for f in fields(ArgSpec)}
 
 
-def trigrams(text: str) -> set[str]:
-    padded = f"  {text} "
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
-
-
 def argspec_from_dict(data: dict[str, Any]) -> ArgSpec:
     values = {k: v for k, v in data.items() if k in _ARGSPEC_FIELDS}
     values["flags"] = tuple(values.get("flags") or ())
@@ -88,16 +83,3 @@ class Catalog:
             for a in self.arguments
             if not a.default_resolved_at_startup and a.name != "model"
         }
-
-    @cached_property
-    def flag_trigrams(self) -> dict[str, set[str]]:
-        """Trigram -> long flags containing it: narrows did-you-mean to a handful of candidates."""
-        index: dict[str, set[str]] = {}
-        for flag in self.by_flag:
-            if flag.startswith("--"):
-                for gram in trigrams(flag):
-                    index.setdefault(gram, set()).add(flag)
-        return index
-
-    def lookup(self, flag: str) -> ArgSpec | None:
-        return self.by_flag.get(flag)

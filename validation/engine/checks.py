@@ -17,10 +17,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
-from .types import ArgSpec, Finding
+from .diff import mentioned_names, mentioned_options, renamed_arguments, replacement_text
+from .types import ArgSpec, Finding, parse_version
 
 RULE_UNKNOWN = "catalog-unknown-argument"
 RULE_REMOVED = "catalog-removed-argument"
@@ -167,9 +168,6 @@ class CatalogIndex:
     field_names: dict[str, NearestIndex]  # config class -> its field names, for did-you-mean
     nested_fields: dict[str, list[tuple[str, str]]]  # a field name -> [(json arg, class)] that has it
 
-    def field_spec(self, config_class: str, key: str) -> ArgSpec | None:
-        return self.config_fields.get(config_class, {}).get(key)
-
 
 def _field_spec(name: str, data: Mapping[str, Any]) -> ArgSpec:
     values = {k: v for k, v in data.items() if k not in ("line", "flags", "name")}
@@ -210,10 +208,6 @@ def did_you_mean(flag: str, catalog: Catalog) -> str | None:
 # ---------------------------------------------------------------------------------------------------------
 # History: which releases have which argument, indexed once per set of catalogs.
 
-_FLAG_MENTION = re.compile(r"(?<![\w-])(--?[a-z0-9][a-z0-9-]*(?:\.[A-Za-z0-9_]+)*)")
-_REPLACEMENT_HINT = re.compile(r"deprecat|instead|replaced by|renamed|superseded", re.I)
-_NAME_MENTION = re.compile(r"`([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)`")
-
 
 @dataclass(frozen=True)
 class Removal:
@@ -222,14 +216,14 @@ class Removal:
     removed_in: str  # the first release after it without the argument
     spec: ArgSpec  # the argument as the last release with it had it
     replacement: str | None  # an option string of the target release that replaces it, if known
-    replacement_source: str | None  # "deprecation" | "help" | "renamed" (see diff.renamed_arguments)
+
+
+_NO_VERSION = Version("0")
 
 
 def _version(text: str) -> Version:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return Version("0")
+    """Sort key of a release: an unparsable one sorts first."""
+    return parse_version(text) or _NO_VERSION
 
 
 class HistoryIndex(Mapping[str, Catalog]):
@@ -273,44 +267,38 @@ class HistoryIndex(Mapping[str, Catalog]):
         after = [v for v in self.versions if _version(last_with) < _version(v) < target]
         removed_in = next((v for v in after if name not in self.catalogs[v].by_name), catalog.version)
         spec = self.catalogs[last_with].by_name[name]
-        replacement, source = self._replacement(spec, last_with, removed_in, catalog)
-        return Removal(name, last_with, removed_in, spec, replacement, source)
+        replacement = self._replacement(spec, last_with, removed_in, catalog)
+        return Removal(name, last_with, removed_in, spec, replacement)
 
-    def _replacement(
-        self, spec: ArgSpec, last_with: str, removed_in: str, target: Catalog
-    ) -> tuple[str | None, str | None]:
+    def _replacement(self, spec: ArgSpec, last_with: str, removed_in: str, target: Catalog) -> str | None:
         own = {*spec.flags, *spec.hidden_aliases, *spec.negative_flags}
-        texts = [("deprecation", spec.deprecation or "")]
+        texts = [spec.deprecation or ""]
         # An earlier release may have carried the deprecation text the last one dropped.
         for version in reversed(self.present.get(spec.name, ())):
             older = self.catalogs[version].by_name[spec.name]
             if older.deprecation and older.deprecation != spec.deprecation:
-                texts.append(("deprecation", older.deprecation))
+                texts.append(older.deprecation)
                 break
-        # In the help text, only sentences that speak of a replacement (others name related options).
-        sentences = re.split(r"(?<=[.;])\s+", spec.help or "")
-        texts.append(("help", " ".join(s for s in sentences if _REPLACEMENT_HINT.search(s))))
-        for source, text in texts:
-            for mention in _FLAG_MENTION.findall(text):
+        texts.append(replacement_text(spec.help))
+        for text in texts:
+            for mention in mentioned_options(text):
                 root = mention.split(".", 1)[0]
                 if mention not in own and root not in own and root in target.by_flag:
-                    return mention, source
-            for mention in _NAME_MENTION.findall(text):
+                    return mention
+            for mention in mentioned_names(text):
                 root = mention.split(".", 1)[0]
                 if root != spec.name and root in target.by_name:
                     rest = mention[len(root) :]
-                    return target.by_name[root].long_flag + rest, source
+                    return target.by_name[root].long_flag + rest
         renamed = self.renames(last_with, removed_in).get(spec.name)
         if renamed and renamed in target.by_name:
-            return target.by_name[renamed].long_flag, "renamed"
-        return None, None
+            return target.by_name[renamed].long_flag
+        return None
 
     def renames(self, old: str, new: str) -> dict[str, str]:
         """Old argument name -> new name, for arguments renamed between two releases of the history."""
         key = (old, new)
         if key not in self._renames:
-            from .diff import renamed_arguments
-
             if old in self.catalogs and new in self.catalogs:
                 self._renames[key] = renamed_arguments(self.catalogs[old], self.catalogs[new])
             else:

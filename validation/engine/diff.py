@@ -15,10 +15,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .catalog import Catalog
+from .coverage import normalise
 from .types import ArgSpec
 
-_FLAG_MENTION = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*)")
-_NAME_MENTION = re.compile(r"`([a-z][a-z0-9_]*)`")
+# Replacement detection (here and in checks.py): an option string (``--new-flag``, ``-O``, or a JSON key path
+# ``--compilation-config.mode``) or a back-quoted argument or field name (``new_name``, ``a.b``) mentioned in
+# vLLM's deprecation text, or in a help sentence that speaks of a replacement.
+FLAG_MENTION = re.compile(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*(?:\.[A-Za-z0-9_]+)*|-[A-Za-z][A-Za-z0-9]*)")
+NAME_MENTION = re.compile(r"`([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)`")
 _REPLACEMENT_HINT = re.compile(r"deprecat|instead|replaced by|replaces|renamed|superseded|formerly", re.I)
 _SAME_HELP_RATIO = 0.9
 
@@ -26,16 +30,31 @@ _SAME_HELP_RATIO = 0.9
 CHANGED_ATTRIBUTES = ("type", "item_type", "default", "choices", "bounds", "nullable", "flags", "deprecated")
 
 
-def _replacement_text(text: str | None) -> str:
+def replacement_text(text: str | None) -> str:
+    """The sentences of ``text`` that speak of a replacement (others name related options)."""
     sentences = re.split(r"(?<=[.;])\s+", text or "")
     return " ".join(s for s in sentences if _REPLACEMENT_HINT.search(s))
 
 
+def mentioned_options(text: str) -> list[str]:
+    """Option strings ``text`` mentions, in order (a key path keeps its ``.key`` suffix)."""
+    return FLAG_MENTION.findall(text or "")
+
+
+def mentioned_names(text: str) -> list[str]:
+    """Back-quoted argument or field names ``text`` mentions, in order."""
+    return NAME_MENTION.findall(text or "")
+
+
+def _root(mention: str) -> str:
+    return mention.split(".", 1)[0]
+
+
 def _mentions(text: str, spec: ArgSpec) -> bool:
     options = {*spec.flags, *spec.hidden_aliases}
-    if any(m in options for m in _FLAG_MENTION.findall(text)):
+    if any(_root(m) in options for m in mentioned_options(text)):
         return True
-    return spec.name in _NAME_MENTION.findall(text)
+    return any(_root(m) == spec.name for m in mentioned_names(text))
 
 
 def _origin(spec: ArgSpec) -> tuple[str | None, str | None]:
@@ -46,7 +65,7 @@ def _origin(spec: ArgSpec) -> tuple[str | None, str | None]:
 def _rename_reason(old: ArgSpec, new: ArgSpec) -> str | None:
     if old.deprecation and _mentions(old.deprecation, new):
         return "deprecation"
-    if _mentions(_replacement_text(old.help), new) or _mentions(_replacement_text(new.help), old):
+    if _mentions(replacement_text(old.help), new) or _mentions(replacement_text(new.help), old):
         return "help"
     if new.deprecation and _mentions(new.deprecation, old):
         return "deprecation"
@@ -130,14 +149,10 @@ def _changes(old: ArgSpec, new: ArgSpec) -> dict[str, dict[str, Any]]:
     return changes
 
 
-def _normalise(message: str) -> str:
-    return " ".join((message or "").split())
-
-
 def _error_groups(errors: Iterable[Mapping[str, Any]]) -> dict[str, list[Mapping[str, Any]]]:
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for error in errors:
-        groups.setdefault(_normalise(error.get("message", "")), []).append(error)
+        groups.setdefault(normalise(error.get("message", "")), []).append(error)
     return groups
 
 

@@ -40,9 +40,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from packaging.version import Version
 
 from .catalog import Catalog
-from .types import ArgSpec, ParseError
+from .types import ArgSpec, ParseError, parse_version
 
 __all__ = [
     "PLAIN_JSON_ARGS",
@@ -119,19 +120,12 @@ _DEFAULT_O_ALIAS = "optimization_level"
 # --------------------------------------------------------------------------------------------- helpers
 
 
-def _version_tuple(version: str | None) -> tuple[int, ...] | None:
-    if not version:
-        return None
-    parts = re.findall(r"\d+", version)[:3]
-    return tuple(int(p) for p in parts) if parts else None
-
-
-def _at_least(catalog: Catalog | None, version: tuple[int, ...]) -> bool:
+def _at_least(catalog: Catalog | None, version: str) -> bool:
     """True when the catalog's release is ``version`` or later; no catalog means the current behaviour."""
     if catalog is None:
         return True
-    mine = _version_tuple(catalog.version)
-    return mine is None or mine >= version
+    mine = parse_version(catalog.version)
+    return mine is None or mine >= Version(version)
 
 
 def _preview(text: str, limit: int = 60) -> str:
@@ -711,7 +705,7 @@ class _Parser:
     def plain_str(self, spec: ArgSpec, raw: str) -> str:
         if spec.name in _LOWERCASED_ARGS:
             return raw.lower().replace("-", "_")
-        if spec.name == "reasoning_parser" and _at_least(self.catalog, (0, 33, 0)) and raw.lower() == "none":
+        if spec.name == "reasoning_parser" and _at_least(self.catalog, "0.33.0") and raw.lower() == "none":
             return ""
         return raw
 
@@ -869,7 +863,7 @@ def config_false_to_no_flag(catalog: Catalog | None) -> bool:
     """Whether ``key: false`` in a config file becomes ``--no-key`` (vLLM >= 0.28.0) or is always dropped."""
     if catalog is not None and "config_false_to_no_flag" in catalog.parser:
         return bool(catalog.parser["config_false_to_no_flag"])
-    return _at_least(catalog, (0, 28, 0))
+    return _at_least(catalog, "0.28.0")
 
 
 def _config_tokens(parser: _Parser, mapping: dict[Any, Any], locate) -> list[_Tok]:

@@ -16,10 +16,19 @@ from typing import Any
 import cel
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from .catalog import Catalog
-from .types import CATEGORIES, KINDS, SEVERITIES, SEVERITY_ORDER, Finding, RuleCompileError, Verdict
+from .types import (
+    CATEGORIES,
+    KINDS,
+    SEVERITIES,
+    SEVERITY_ORDER,
+    Finding,
+    RuleCompileError,
+    Verdict,
+    parse_version,
+)
 
 RULE_KEYS = {
     "id",
@@ -452,7 +461,7 @@ class CompiledRuleSet:
         key = (version, kind, catalog.version if catalog else None)
         plan = self._plans.get(key)
         if plan is None:
-            parsed = _version(version)
+            parsed = parse_version(version)
             definitions = self._derived_definitions(parsed)
             rules = tuple(
                 self._for_release(r, definitions)
@@ -545,13 +554,6 @@ def _run(rule: CompiledRule, cel_context: cel.Context, waived_ids: frozenset[str
     return rule.finding(waived=rule.id in waived_ids) if fired is True else None
 
 
-def _version(version: str) -> Version | None:
-    try:
-        return Version(version)
-    except InvalidVersion:
-        return None
-
-
 def build_context(
     doc: Mapping[str, Any],
     defaults: Mapping[str, Any],
@@ -563,7 +565,7 @@ def build_context(
     """
     wanted = wanted or {}
     version = str((doc.get("vllm") or {}).get("version") or "")
-    parsed = _version(version)
+    parsed = parse_version(version)
     args = doc.get("args") or {}
     effective = dict(defaults)
     effective.update(_prune(args, wanted.get("effective")))

@@ -8,18 +8,23 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
-Kind = Literal["serving", "collection"]
-Severity = Literal["error", "warning", "info"]
-Category = Literal["vllm", "policy", "catalog"]
+from packaging.version import InvalidVersion, Version
 
 KINDS: tuple[str, ...] = ("serving", "collection")
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 CATEGORIES: tuple[str, ...] = ("vllm", "policy", "catalog")
+# Severities that count: a finding of these that no waiver exempts makes a profile invalid or a warning.
+ACTIVE_SEVERITIES: tuple[str, ...] = ("error", "warning")
 
-# Argument value types, as the catalog and ``show_release`` name them.
-ARG_TYPES: tuple[str, ...] = ("bool", "int", "float", "str", "list", "json")
+
+def parse_version(text: str | None) -> Version | None:
+    """The release ``text`` names (``"0.33.0"``), or None if it is not a version: the engine's only parser."""
+    try:
+        return Version(str(text)) if text else None
+    except InvalidVersion:
+        return None
 
 
 class EngineError(ValueError):
@@ -46,16 +51,13 @@ class RuleCompileError(EngineError):
         super().__init__(f"rule {rule_id!r}, {field_name}: {detail}")
 
 
-class UnknownReleaseError(EngineError):
-    """The requested vLLM release is not known."""
-
-
 @dataclass(frozen=True)
 class ArgSpec:
     """One ``vllm serve`` argument of one release, as the catalog records it.
 
-    ``type`` is one of ARG_TYPES. For ``list`` arguments ``item_type`` names the element type. For ``json``
-    arguments ``config_class`` names the config class whose fields the JSON object's keys must be.
+    ``type`` is one of bool, int, float, str, list, json. For ``list`` arguments ``item_type`` names the
+    element type. For ``json`` arguments ``config_class`` names the config class whose fields the JSON
+    object's keys must be.
     ``negatable`` is true where argparse also registers ``--no-<flag>`` (BooleanOptionalAction);
     ``negative_flags`` lists every option string that sets the value to False.
     ``optional_value`` is true for ``nargs='?'`` flags, which may be given without a value (``const``).
@@ -93,9 +95,9 @@ class ArgSpec:
     def long_flag(self) -> str:
         return next((f for f in self.flags if f.startswith("--")), self.flags[0])
 
-    @property
-    def takes_value(self) -> bool:
-        return self.type != "bool"
+
+def _is_active(severity: str | None, waived: bool | None) -> bool:
+    return severity in ACTIVE_SEVERITIES and not waived
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,16 @@ class Finding:
     docs: str | None = None
     waived: bool = False
     fix: dict[str, Any] | None = None  # a mechanical fix: {"set": {...}, "unset": [...]}
+
+    @property
+    def is_active(self) -> bool:
+        """An error or a warning that no waiver exempts: what decides a profile's state and its alerts."""
+        return _is_active(self.severity, self.waived)
+
+    @staticmethod
+    def active_in(data: dict[str, Any]) -> bool:
+        """:attr:`is_active` of a finding stored as a dict (``as_dict``)."""
+        return _is_active(data.get("severity"), data.get("waived"))
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -132,7 +144,7 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 @dataclass(frozen=True)
 class Verdict:
-    """The findings document of ../shared/DESIGN.md."""
+    """The findings document: the release, the rule-set version, and every finding (waived ones too)."""
 
     vllm_version: str | None
     ruleset: int | None
@@ -140,12 +152,12 @@ class Verdict:
 
     @property
     def valid(self) -> bool:
-        return not any(f.severity == "error" and not f.waived for f in self.findings)
+        return not any(f.is_active and f.severity == "error" for f in self.findings)
 
     @property
     def state(self) -> str:
         """valid | warning | invalid: the summary the dashboard and alerts use."""
-        active = [f for f in self.findings if not f.waived]
+        active = [f for f in self.findings if f.is_active]
         if any(f.severity == "error" for f in active):
             return "invalid"
         if any(f.severity == "warning" for f in active):

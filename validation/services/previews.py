@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
+from ..engine.types import Finding
 from ..models import RuleSet, VllmRelease
 from .releases import CatalogHistory, catalog_for
 from .rulesets import ruleset_compiled
@@ -30,18 +31,12 @@ COMPUTE_TIMEOUT = 600
 
 
 def _active(findings: list[dict]) -> frozenset[tuple[str, str]]:
-    return frozenset(
-        (f["rule"], f["message"])
-        for f in findings
-        if f.get("severity") in ("error", "warning") and not f.get("waived")
-    )
+    return frozenset((f["rule"], f["message"]) for f in findings if Finding.active_in(f))
 
 
 def _active_found(findings) -> frozenset[tuple[str, str]]:
     """The same as :func:`_active`, on the engine's Finding objects (no dict round trip)."""
-    return frozenset(
-        (f.rule, f.message) for f in findings if f.severity in ("error", "warning") and not f.waived
-    )
+    return frozenset((f.rule, f.message) for f in findings if f.is_active)
 
 
 def _waivers(queryset) -> dict[int, tuple[str, ...]]:

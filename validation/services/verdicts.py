@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..engine import lint as engine_lint
-from ..engine.types import EngineError, Verdict
+from ..engine.types import EngineError, Finding, Verdict
 from ..models import RuleSet, VerdictChange, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord
 from .errors import DomainError
@@ -47,7 +47,7 @@ def verdict_record(
 ) -> VerdictChange | None:
     """Store a profile's current verdict; record a history entry if its state or findings changed."""
     ruleset = RuleSet.objects.filter(number=ruleset_number).first() if ruleset_number else None
-    active = [f for f in verdict.findings if not f.waived and f.severity in ("error", "warning")]
+    active = [f for f in verdict.findings if f.is_active]
     new_ids = sorted({f.rule for f in active})
     previous = VerdictRecord.objects.filter(profile=profile).first()
     old_state = previous.state if previous else ""
@@ -74,8 +74,7 @@ def verdict_record(
     type(profile).objects.filter(pk=profile.pk).update(**summary)
     for name, value in summary.items():
         setattr(profile, name, value)
-    old_active = {k: v for k, v in old_findings.items() if v.get("severity") in ("error", "warning")}
-    old_active = {k: v for k, v in old_active.items() if not v.get("waived")}
+    old_active = {k: v for k, v in old_findings.items() if Finding.active_in(v)}
     appeared = [v for k, v in new_findings.items() if k not in old_active]
     disappeared = [v for k, v in old_active.items() if k not in new_findings]
     if previous is not None and old_state == verdict.state and not appeared and not disappeared:
