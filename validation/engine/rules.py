@@ -19,6 +19,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from .catalog import Catalog
+from .cel_reads import read_set
+from .messages import EVAL_ERRORS, MessageTemplate, compile_template
 from .types import (
     CATEGORIES,
     KINDS,
@@ -50,6 +52,7 @@ RULE_KEYS = {
     "needs",
     "tips",
     "title",
+    "message_template",
 }
 REQUIRED_RULE_KEYS = ("id", "category", "severity", "message", "when")
 PACK_KEYS = {"pack", "description", "defaults", "derived", "rules"}
@@ -113,6 +116,9 @@ def check_rule(rule: Any, *, index: int | None = None) -> None:
     kinds = rule.get("kinds")
     if kinds is not None and (not isinstance(kinds, list) or not set(kinds) <= set(KINDS)):
         raise PackError(rule_id, "kinds", f"must be a list of {', '.join(KINDS)}")
+    template = rule.get("message_template")
+    if template is not None and not isinstance(template, str):
+        raise PackError(rule_id, "message_template", "must be a string")
     for key in ("fields", "solutions", "tags", "needs", "tips"):
         value = rule.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
@@ -155,31 +161,30 @@ def _first_line_error(text: str) -> str:
 
 
 _DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
-_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 # The maps a rule reads, and the key paths of each that can be pruned to what the rules name.
 NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm", "derived")
 
 
-def _reference_pattern(root: str) -> re.Pattern[str]:
-    dotted = r"\s*\.\s*".join(re.escape(part) for part in root.split("."))
-    return re.compile(rf"(?<![\w.])({dotted})(\s*\.\s*({_IDENT}))?")
-
-
-_REFERENCES = {root: _reference_pattern(root) for root in NAMESPACES}
+_ROOTS = frozenset(NAMESPACES)
 
 
 def referenced_keys(expressions: Iterable[str], root: str) -> frozenset[str] | None:
     """The ``<root>.<key>`` names the expressions read; None if one reads ``root`` as a whole.
 
     Converting a value into CEL costs one to two microseconds a key (more for strings and nested maps),
-    and a release has hundreds of defaults, so the engine hands the rules only what they can read.
+    and a release has hundreds of defaults, so the engine hands the rules only what they can read. Read
+    sets come from the lexed expression (``cel_reads``): a method, macro, ``size`` or ``in`` on a map reads
+    all of it.
     """
     keys: set[str] = set()
     for expr in expressions:
-        for match in _REFERENCES[root].finditer(expr):
-            if match.group(3) is None:
-                return None
-            keys.add(match.group(3))
+        reads = read_set(expr, _ROOTS)
+        if root not in reads:
+            continue
+        found = reads[root]
+        if found is None:
+            return None
+        keys |= found
     return frozenset(keys)
 
 
@@ -210,17 +215,48 @@ class CompiledRule:
     fix: dict[str, Any] | None
     needs: tuple[str, ...]
     when: str
+    template: MessageTemplate | None = None
+
+    @property
+    def expressions(self) -> tuple[str, ...]:
+        """Every CEL expression of the rule: its condition and its message template's slots."""
+        return (self.when, *self.template.expressions) if self.template else (self.when,)
 
     @property
     def uses_derived(self) -> bool:
-        return _DERIVED_REF.search(self.when) is not None
+        return any(_DERIVED_REF.search(expr) for expr in self.expressions)
 
-    def finding(self, *, waived: bool) -> Finding:
+    def render(
+        self, cel_context: cel.Context | None, variables: Mapping[str, Any] | None = None
+    ) -> tuple[str, str | None]:
+        """The message with the profile's values filled in, and a note naming the values it could not fill.
+
+        A slot that cannot be evaluated for this profile (an unknown model fact, say) reads
+        ``<unknown: EXPR>``, never a raw ``{self.x}`` placeholder; the finding then says
+        ``message_rendered: false``.
+        """
+        if self.template is None:
+            return self.message, None
+        if cel_context is None:
+            return self.message, "the values were not filled in"
+        text, failed = self.template.render_partial(cel_context, variables)
+        if not failed:
+            return text, None
+        return text, "could not fill in " + "; ".join(f"{e.slot.expr} ({e.detail})" for e in failed)
+
+    def finding(
+        self,
+        *,
+        waived: bool,
+        cel_context: cel.Context | None = None,
+        variables: Mapping[str, Any] | None = None,
+    ) -> Finding:
+        message, note = self.render(cel_context, variables)
         return Finding(
             rule=self.id,
             severity=self.severity,
             category=self.category,
-            message=self.message,
+            message=message,
             fields=self.fields,
             solutions=self.solutions,
             source=self.source,
@@ -228,19 +264,33 @@ class CompiledRule:
             docs=self.docs,
             waived=waived,
             fix=self.fix,
+            message_source=self.message,
+            message_rendered=note is None,
+            message_note=note,
         )
 
-    def unverifiable(self, missing: str, *, waived: bool) -> Finding:
+    def unverifiable(
+        self,
+        missing: str,
+        *,
+        waived: bool,
+        cel_context: cel.Context | None = None,
+        variables: Mapping[str, Any] | None = None,
+    ) -> Finding:
         needed = next((n for n in self.needs if n.split(".")[-1] == missing), missing)
+        message, note = self.render(cel_context, variables)
         return Finding(
             rule=self.id,
             severity="info",
             category=self.category,
-            message=f"could not verify: {self.message} (the profile does not give {needed})",
+            message=f"could not verify: {message} (the profile does not give {needed})",
             fields=self.fields,
             source=self.source,
             docs=self.docs,
             waived=waived,
+            message_source=self.message,
+            message_rendered=note is None,
+            message_note=note,
         )
 
 
@@ -379,8 +429,9 @@ def required_keys(expr: str) -> frozenset[tuple[str, str]]:
     return frozenset(keys)
 
 
-def _triggers(when: str) -> dict[str, frozenset[str]] | None:
-    reads = {root: referenced_keys([when], root) for root in NAMESPACES}
+def _triggers(expressions: Iterable[str]) -> dict[str, frozenset[str]] | None:
+    expressions = tuple(expressions)
+    reads = {root: referenced_keys(expressions, root) for root in NAMESPACES}
     if any(reads[root] is None for root in (*PRESENCE_ROOTS, "effective")):
         return None
     return {
@@ -405,6 +456,7 @@ class _ReleasePlan:
     baseline: tuple[tuple[int, Finding], ...] = ()
     reads: tuple[dict[str, frozenset[str] | None], ...] = ()
     required: tuple[frozenset[tuple[str, str]], ...] = ()
+    all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
 
     def __post_init__(self) -> None:
         index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
@@ -420,7 +472,7 @@ class _ReleasePlan:
         self.always = frozenset(always)
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
         self.reads = tuple(
-            {root: referenced_keys([p.rule.when], root) for root in NAMESPACES} for p in self.rules
+            {root: referenced_keys(p.rule.expressions, root) for root in NAMESPACES} for p in self.rules
         )
         self.required = tuple(required_keys(p.rule.when) for p in self.rules)
 
@@ -474,12 +526,17 @@ class CompiledRuleSet:
                     defaults.update(values)
             if catalog is not None:
                 defaults.update(catalog.defaults)
-            expressions = [r.when for r in rules]
+            expressions = [expr for r in rules for expr in r.expressions]
             wanted = {root: referenced_keys(expressions, root) for root in NAMESPACES}
+            # An argument a rule names that the profile does not set and whose default is unknown (resolved
+            # at start-up, or no catalog) reads as null: "not set" is a known fact, not an unknown input.
+            named = frozenset(
+                key for expr in expressions for key in (referenced_keys([expr], "effective") or ())
+            )
+            all_defaults = {**dict.fromkeys(named), **defaults}
+            defaults = all_defaults
             if wanted["effective"] is not None:
-                # An argument the profile does not set and whose default is unknown (resolved at start-up,
-                # or no catalog) reads as null: "not set" is a known fact, not an unknown input.
-                defaults = {k: defaults.get(k) for k in wanted["effective"]}
+                defaults = {k: all_defaults.get(k) for k in wanted["effective"]}
             empty = {
                 "kind": kind,
                 "vllm": {"version": version},
@@ -488,12 +545,17 @@ class CompiledRuleSet:
                 "env": {},
                 "hardware": {},
             }
-            baseline_context = cel.Context(variables=build_context(empty, defaults, wanted))
+            baseline_variables = build_context(empty, defaults, wanted)
+            baseline_context = cel.Context(variables=baseline_variables)
             planned = tuple(
-                _PlannedRule(rule, _triggers(rule.when), _run(rule, baseline_context, frozenset()))
+                _PlannedRule(
+                    rule,
+                    _triggers(rule.expressions),
+                    _run(rule, baseline_context, frozenset(), baseline_variables),
+                )
                 for rule in rules
             )
-            plan = self._plans[key] = _ReleasePlan(planned, defaults, wanted)
+            plan = self._plans[key] = _ReleasePlan(planned, defaults, wanted, all_defaults=all_defaults)
         return plan
 
     def _derived_definitions(self, version: Version | None) -> dict[str, str]:
@@ -509,7 +571,10 @@ class CompiledRuleSet:
         if not rule.uses_derived:
             return rule
         when = expand_derived(rule.when, definitions)
-        return replace(rule, when=when, program=compile_expression(rule.id, "when", when))
+        template = rule.template
+        if template is not None and any(_DERIVED_REF.search(e) for e in template.expressions):
+            template = compile_template(rule.id, expand_derived(template.source, definitions))
+        return replace(rule, when=when, program=compile_expression(rule.id, "when", when), template=template)
 
     def evaluate(
         self,
@@ -517,11 +582,20 @@ class CompiledRuleSet:
         *,
         catalog: Catalog | None = None,
         waived: Iterable[str] = (),
+        plain: bool = False,
     ) -> Verdict:
+        """The rule findings of one profile document, errors first, then in rule order.
+
+        Only the rules that read something the profile sets run, on a context holding only what they read;
+        the others' outcome is the one computed once on the release's empty profile. ``plain=True`` runs
+        every rule on the whole document instead: the reference the optimised evaluation must equal.
+        """
         waived_ids = frozenset(waived)
         version = str((doc.get("vllm") or {}).get("version") or "")
         kind = str(doc.get("kind") or "serving")
         plan = self._plan(version, kind, catalog)
+        if plain:
+            return self._evaluate_plain(doc, plan, waived_ids, version)
         run = plan.to_run(_present_keys(doc))
         found: list[tuple[int, Finding]] = []
         for position, finding in plan.baseline:
@@ -533,25 +607,58 @@ class CompiledRuleSet:
             wanted = plan.wanted_for(run)
             effective = wanted["effective"]
             defaults = plan.defaults if effective is None else {k: plan.defaults.get(k) for k in effective}
-            cel_context = cel.Context(variables=build_context(doc, defaults, wanted))
+            variables = build_context(doc, defaults, wanted)
+            cel_context = cel.Context(variables=variables)
             rules = plan.rules
             for position in run:
-                finding = _run(rules[position].rule, cel_context, waived_ids)
+                finding = _run(rules[position].rule, cel_context, waived_ids, variables)
                 if finding is not None:
                     found.append((position, finding))
+        return self._verdict(version, found)
+
+    def _evaluate_plain(
+        self, doc: Mapping[str, Any], plan: _ReleasePlan, waived_ids: frozenset[str], version: str
+    ) -> Verdict:
+        variables = build_context(doc, plan.all_defaults)
+        cel_context = cel.Context(variables=variables)
+        found = []
+        for position, planned in enumerate(plan.rules):
+            finding = _run(planned.rule, cel_context, waived_ids, variables)
+            if finding is not None:
+                found.append((position, finding))
+        return self._verdict(version, found)
+
+    def _verdict(self, version: str, found: list[tuple[int, Finding]]) -> Verdict:
         found.sort(key=lambda item: (SEVERITY_ORDER[item[1].severity], item[0]))
         findings = [finding for _, finding in found]
         return Verdict(vllm_version=version or None, ruleset=self.version_id, findings=tuple(findings))
 
 
-def _run(rule: CompiledRule, cel_context: cel.Context, waived_ids: frozenset[str]) -> Finding | None:
+def _run(
+    rule: CompiledRule, cel_context: cel.Context, waived_ids: frozenset[str], variables: Mapping[str, Any]
+) -> Finding | None:
+    """The rule's finding for one profile, if any. ``variables``: what ``cel_context`` was built from."""
+    waived = rule.id in waived_ids
     try:
         fired = rule.program.execute(cel_context)
     except KeyError as exc:
-        return rule.unverifiable(str(exc.args[0]) if exc.args else "an input", waived=rule.id in waived_ids)
-    except (RuntimeError, TypeError, ValueError) as exc:
-        return rule.unverifiable(f"a value of the right type ({exc})", waived=rule.id in waived_ids)
-    return rule.finding(waived=rule.id in waived_ids) if fired is True else None
+        missing = str(exc.args[0]) if exc.args else "an input"
+        return rule.unverifiable(missing, waived=waived, cel_context=cel_context, variables=variables)
+    except EVAL_ERRORS as exc:
+        return rule.unverifiable(
+            f"a value of the right type ({exc})", waived=waived, cel_context=cel_context, variables=variables
+        )
+    return (
+        rule.finding(waived=waived, cel_context=cel_context, variables=variables) if fired is True else None
+    )
+
+
+def compile_message_template(raw: Mapping[str, Any]) -> MessageTemplate | None:
+    """The rule's ``message_template`` compiled (None without one); RuleCompileError names rule and slot."""
+    text = raw.get("message_template")
+    if text in (None, ""):
+        return None
+    return compile_template(str(raw.get("id") or "<rule>"), str(text).strip())
 
 
 def build_context(
@@ -620,6 +727,7 @@ def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -
                 fix=raw.get("fix"),
                 needs=tuple(raw.get("needs") or ()),
                 when=str(raw["when"]),
+                template=compile_message_template(raw),
             )
         )
     derived = []

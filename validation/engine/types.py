@@ -113,6 +113,13 @@ class Finding:
     docs: str | None = None
     waived: bool = False
     fix: dict[str, Any] | None = None  # a mechanical fix: {"set": {...}, "unset": [...]}
+    # The rule's static message (vLLM's source text, `{self.x}` placeholders and all: search vLLM's source
+    # with it); ``message`` is that text with the profile's values filled in by the rule's message template.
+    message_source: str | None = None
+    # False when a slot of the rule's template could not be filled for this profile: ``message`` then reads
+    # ``<unknown: EXPR>`` there, and ``message_note`` says which values and why.
+    message_rendered: bool = True
+    message_note: str | None = None
 
     @property
     def is_active(self) -> bool:
@@ -128,6 +135,8 @@ class Finding:
         data = asdict(self)
         data["fields"] = list(self.fields)
         data["solutions"] = list(self.solutions)
+        if data["message_source"] is None:
+            data["message_source"] = self.message
         return data
 
     @classmethod

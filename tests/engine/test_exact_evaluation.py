@@ -1,0 +1,188 @@
+"""The optimised evaluation (rules skipped when they read nothing the profile sets, contexts pruned to what the
+running rules read, ``has()`` guards) gives exactly the findings of running every rule on the whole document."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validation.engine.cel_reads import read_set
+from validation.engine.lint import build_document, validate
+from validation.engine.rules import NAMESPACES, compile_ruleset, load_pack
+
+ARGS = ("max_num_seqs", "tensor_parallel_size", "enforce_eager", "kv_cache_dtype", "speculative_config")
+ENV = ("VLLM_USE_V2_MODEL_RUNNER", "VLLM_DEBUG_X", "VLLM_DEBUG_Y", "HF_TOKEN")
+CONFIG = ("num_attention_heads", "max_position_embeddings")
+ROOTS = frozenset(NAMESPACES)
+
+
+def test_the_issue_rules_fire_under_the_optimised_evaluation():
+    """Issue 9: with VLLM_DEBUG_X=1 and three arguments both rules are true under CEL."""
+    pack = {
+        "rules": [
+            {
+                "id": "debug-env",
+                "category": "policy",
+                "severity": "error",
+                "message": "debug env set",
+                "when": 'env.exists(k, k.startsWith("VLLM_DEBUG"))',
+            },
+            {
+                "id": "many-args",
+                "category": "policy",
+                "severity": "error",
+                "message": "more than two args",
+                "when": "args.size() > 2",
+            },
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    doc = build_document(
+        kind="serving",
+        version="0.31.0",
+        model_name="m",
+        args={"max_num_seqs": 8, "enforce_eager": True, "tensor_parallel_size": 2},
+        env={"VLLM_DEBUG_X": "1"},
+    )
+    assert [f.rule for f in validate(doc, ruleset=ruleset).findings] == ["debug-env", "many-args"]
+    two = build_document(kind="serving", version="0.31.0", model_name="m", args={"max_num_seqs": 8})
+    assert validate(two, ruleset=ruleset).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("expr", "reads"),
+    [
+        ('env.exists(k, k.startsWith("VLLM_DEBUG"))', {"env": None}),
+        ("args.size() > 2", {"args": None}),
+        ("size(env) > 0", {"env": None}),
+        ('"x" in args', {"args": None}),
+        ("args.all(k, k != 'x')", {"args": None}),
+        ("args == {}", {"args": None}),
+        ("args[k] == 1", {"args": None}),
+        ("args.?x.orValue(1) == 1", {"args": None}),
+        ('has(args.x) && args["y"] == 1', {"args": {"x", "y"}}),
+        ("effective.speculative_config.method == 'ngram'", {"effective": {"speculative_config"}}),
+        ("args.x.exists(e, e > 1)", {"args": {"x"}}),
+        ('"args.x" == env.A', {"env": {"A"}}),
+        (
+            "model.config.num_attention_heads % 2 == 0",
+            {"model": {"config"}, "model.config": {"num_attention_heads"}},
+        ),
+        ("model.config.exists(k, k == 'a')", {"model": {"config"}, "model.config": None}),
+        ("size(model) > 0", {"model": None, "model.config": None}),
+        (".args.x == 1 // args.size() in a comment", {"args": {"x"}}),
+    ],
+)
+def test_read_sets_come_from_the_parsed_expression(expr, reads):
+    expected = {root: None if keys is None else frozenset(keys) for root, keys in reads.items()}
+    assert read_set(expr, ROOTS) == expected
+
+
+# --- a small grammar of realistic CEL over args / env / effective / model / hardware -----------------------
+
+values = st.sampled_from(["1", "8", "true", "false", "'auto'", "'fp8'", "null", "256"])
+arg = st.sampled_from(ARGS)
+env = st.sampled_from(ENV)
+atoms = st.one_of(
+    st.builds("has(args.{})".format, arg),
+    st.builds("args.{} == {}".format, arg, values),
+    st.builds("effective.{} == {}".format, arg, values),
+    st.builds("effective.{} != null".format, arg),
+    st.builds('args["{}"] == {}'.format, arg, values),
+    st.builds("has(env.{})".format, env),
+    st.builds('env.{} == "1"'.format, env),
+    st.builds("int(env.{}) > 0".format, env),  # an error when the value is not a number: could not verify
+    st.builds("args.size() > {}".format, st.integers(0, 4)),
+    st.builds("size(env) >= {}".format, st.integers(0, 3)),
+    st.builds('env.exists(k, k.startsWith("{}"))'.format, st.sampled_from(["VLLM_DEBUG", "HF_", "X"])),
+    st.builds('"{}" in args'.format, arg),
+    st.builds("args.all(k, k != '{}')".format, arg),
+    st.builds("effective.exists(k, k == '{}')".format, arg),
+    st.builds("model.config.{} % 4 == 0".format, st.sampled_from(CONFIG)),
+    st.builds("has(model.config.{})".format, st.sampled_from(CONFIG)),
+    st.builds("hardware.gpus_per_node >= {}".format, st.integers(1, 8)),
+    st.builds("effective.speculative_config.method == '{}'".format, st.sampled_from(["ngram", "mtp"])),
+    st.just('kind == "serving"'),
+    st.just("vllm.minor >= 31"),
+)
+conditions = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.builds("({}) && ({})".format, inner, inner),
+        st.builds("({}) || ({})".format, inner, inner),
+        st.builds("!({})".format, inner),
+        st.builds("({}) ? ({}) : false".format, inner, inner),
+        st.builds("has(args.{}) && ({})".format, arg, inner),
+    ),
+    max_leaves=4,
+)
+slots = st.one_of(
+    st.builds("{{{{ effective.{} }}}}".format, arg),
+    st.builds("{{{{ args.{} | !r }}}}".format, arg),
+    st.builds("{{{{ env.{} }}}}".format, env),
+    st.just("{{ args.size() }}"),
+    st.just("{{ model.config.num_attention_heads }}"),
+    st.just("{{ env.filter(k, k.startsWith('VLLM')).size() }}"),
+)
+rules = st.lists(
+    st.tuples(conditions, st.sampled_from(["error", "warning", "info"]), st.lists(slots, max_size=2)),
+    min_size=1,
+    max_size=6,
+)
+documents = st.fixed_dictionaries(
+    {
+        "args": st.dictionaries(
+            arg,
+            st.one_of(
+                st.integers(0, 300),
+                st.booleans(),
+                st.sampled_from(["auto", "fp8"]),
+                st.just({"method": "ngram", "num_speculative_tokens": 3}),
+            ),
+            max_size=4,
+        ),
+        "env": st.dictionaries(env, st.sampled_from(["0", "1", "x"]), max_size=3),
+        "config": st.one_of(
+            st.none(), st.dictionaries(st.sampled_from(CONFIG), st.integers(1, 64), max_size=2)
+        ),
+        "hardware": st.one_of(st.just({}), st.fixed_dictionaries({"gpus_per_node": st.integers(1, 8)})),
+        "kind": st.sampled_from(["serving", "collection"]),
+        "version": st.sampled_from(["0.28.0", "0.31.0", "0.33.0"]),
+    }
+)
+
+
+def pack_of(generated):
+    return {
+        # Defaults for some arguments only: the others read as null when unset.
+        "defaults": [{"versions": ">=0.28.0", "values": {"max_num_seqs": 256, "enforce_eager": False}}],
+        "rules": [
+            {
+                "id": f"rule-{i}",
+                "category": "policy",
+                "severity": severity,
+                "message": f"rule {i}",
+                "when": when,
+                **({"message_template": " / ".join(template)} if template else {}),
+            }
+            for i, (when, severity, template) in enumerate(generated)
+        ],
+    }
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated=rules, docs=st.lists(documents, min_size=1, max_size=4))
+def test_optimised_evaluation_equals_plain_evaluation(generated, docs):
+    ruleset = compile_ruleset(load_pack(pack_of(generated)))
+    for data in docs:
+        doc = build_document(
+            kind=data["kind"],
+            version=data["version"],
+            model_name="m",
+            args=data["args"],
+            env=data["env"],
+            hardware=data["hardware"],
+            model_config=data["config"],
+        )
+        assert ruleset.evaluate(doc).as_dict() == ruleset.evaluate(doc, plain=True).as_dict()

@@ -1,0 +1,199 @@
+"""Message templates: vLLM's message with the profile's values filled in, as vLLM's f-string prints them."""
+
+import pytest
+
+from validation.engine.lint import build_document, validate
+from validation.engine.messages import compile_template
+from validation.engine.rules import compile_ruleset, load_pack
+from validation.engine.types import RuleCompileError
+
+BATCHED = {
+    "id": "max-batched-tokens-ge-max-num-seqs",
+    "category": "vllm",
+    "severity": "error",
+    "message": (
+        "max_num_batched_tokens ({self.max_num_batched_tokens}) must be greater than or equal to "
+        "max_num_seqs ({self.max_num_seqs})."
+    ),
+    "message_template": (
+        "max_num_batched_tokens ({{ effective.max_num_batched_tokens }}) must be greater than or equal to "
+        "max_num_seqs ({{ effective.max_num_seqs }})."
+    ),
+    "when": "effective.max_num_batched_tokens < effective.max_num_seqs",
+}
+HEADS = {
+    "id": "heads-divisible-by-tp",
+    "category": "vllm",
+    "severity": "error",
+    "message": (
+        "Total number of attention heads ({num_attention_heads}) must be divisible by tensor parallel size "
+        "({tensor_parallel_size})."
+    ),
+    "message_template": (
+        "Total number of attention heads ({{ model.config.num_attention_heads }}) must be divisible by "
+        "tensor parallel size ({{ effective.tensor_parallel_size }})."
+    ),
+    "when": "effective.tensor_parallel_size > 1 && has(args.tensor_parallel_size)",
+}
+
+
+def rule(**fields):
+    return {"id": "r", "category": "vllm", "severity": "error", "message": "m", "when": "true", **fields}
+
+
+def run(rules, args=None, env=None, model_config=None, version="0.33.0", defaults=None):
+    pack = {"rules": rules}
+    if defaults:
+        pack["defaults"] = [{"versions": ">=0.20.0", "values": defaults}]
+    ruleset = compile_ruleset(load_pack(pack))
+    doc = build_document(
+        kind="serving", version=version, model_name="m", args=args, env=env, model_config=model_config
+    )
+    return validate(doc, ruleset=ruleset).findings
+
+
+def test_values_fill_the_message_as_vllm_prints_it():
+    defaults = {"max_num_batched_tokens": 2048, "max_num_seqs": 256}
+    [finding] = run([BATCHED], args={"max_num_batched_tokens": 128}, defaults=defaults)
+    assert finding.message == (
+        "max_num_batched_tokens (128) must be greater than or equal to max_num_seqs (256)."
+    )
+    assert finding.message_source == BATCHED["message"]
+    assert finding.message_rendered is True
+    data = finding.as_dict()
+    assert data["message"].startswith("max_num_batched_tokens (128)")
+    assert data["message_source"] == BATCHED["message"]
+    assert data["message_rendered"] is True
+
+
+def test_a_rule_without_template_keeps_its_static_message():
+    [finding] = run([rule(message="no values here")])
+    assert finding.message == finding.message_source == "no values here"
+    assert finding.message_rendered is True
+
+
+@pytest.mark.parametrize(
+    ("slot", "value", "python"),
+    [
+        ("{{ args.x }}", True, f"{True}"),
+        ("{{ args.x }}", None, f"{None}"),
+        ("{{ args.x | !r }}", "fp8", f"{'fp8'!r}"),
+        ("{{ args.x | :.2f }}", 0.5, f"{0.5:.2f}"),
+        ("{{ args.x | !r:>10 }}", "auto", f"{'auto'!r:>10}"),
+        ("{{ args.x }}", [1, "a", None, False], f"{[1, 'a', None, False]}"),
+        ("{{ args.x }}", {"method": "ngram", "k": [1]}, f"{ {'method': 'ngram', 'k': [1]} }"),
+        ("{{ args.x | :,}}", 1234567, f"{1234567:,}"),
+        ("{{ args.x | :08.3f }}", 3.14159, f"{3.14159:08.3f}"),
+        ("{{ args.x }}", 1.0, f"{1.0}"),
+        ("{{ args.x | !s }}", "a b", f"{'a b'!s}"),
+        ("{{ args.x | !a }}", "é", f"{'é'!a}"),
+    ],
+)
+def test_each_slot_prints_like_the_python_f_string(slot, value, python):
+    [finding] = run([rule(message="v={x}", message_template=f"v={slot}.")], args={"x": value})
+    assert finding.message == f"v={python}."
+
+
+def test_cel_expressions_with_braces_bars_and_strings_in_a_slot():
+    template = (
+        '{{ {"a": {"b": 1}}.a.b }}|{{ args.x || false }}|{{ "}} | {{" }}|'
+        "{{ [args.n, 2].map(i, i * 2) | !r }}|{{ args.n > 1 ? 'big' : 'small' }}"
+    )
+    [finding] = run([rule(message_template=template)], args={"x": True, "n": 3})
+    assert finding.message == "1|True|}} | {{|[6, 4]|big"
+
+
+def test_derived_values_and_release_facts_in_a_template():
+    pack = {
+        "derived": [{"name": "twice", "variants": [{"versions": ">=0.20.0", "expr": "effective.n * 2"}]}],
+        "rules": [rule(message_template="{{ derived.twice }} on {{ vllm.version }} ({{ kind }})")],
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    doc = build_document(kind="collection", version="0.31.0", model_name="m", args={"n": 21})
+    [finding] = validate(doc, ruleset=ruleset).findings
+    assert finding.message == "42 on 0.31.0 (collection)"
+
+
+def test_an_unknown_model_fact_never_prints_a_raw_placeholder():
+    [finding] = run([HEADS], args={"tensor_parallel_size": 8})
+    assert finding.message == (
+        "Total number of attention heads (<unknown: model.config.num_attention_heads>) must be divisible "
+        "by tensor parallel size (8)."
+    )
+    assert "{" not in finding.message
+    assert finding.message_rendered is False
+    assert "model.config.num_attention_heads" in finding.message_note
+    assert finding.as_dict()["message_rendered"] is False
+
+
+def test_the_same_rule_fills_the_model_fact_when_the_profile_gives_it():
+    [finding] = run([HEADS], args={"tensor_parallel_size": 8}, model_config={"num_attention_heads": 28})
+    assert finding.message == (
+        "Total number of attention heads (28) must be divisible by tensor parallel size (8)."
+    )
+    assert finding.message_rendered is True and finding.message_note is None
+
+
+def test_a_value_of_the_wrong_type_for_the_spec_is_not_rendered():
+    [finding] = run([rule(message="{x}", message_template="{{ args.x | :.2f }}")], args={"x": "auto"})
+    assert finding.message == "<unknown: args.x>"
+    assert finding.message_rendered is False
+    assert "'auto'" in finding.message_note
+
+
+def test_a_could_not_verify_finding_is_filled_too():
+    rules = [
+        rule(
+            message="heads {h} tp {tp}",
+            message_template="heads {{ model.config.num_attention_heads }} tp {{ effective.tp }}",
+            when="model.config.num_attention_heads % effective.tp != 0",
+        )
+    ]
+    [finding] = run(rules, args={"tp": 8})
+    assert finding.severity == "info"
+    assert finding.message.startswith(
+        "could not verify: heads <unknown: model.config.num_attention_heads> tp 8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("template", "detail"),
+    [
+        ("a {{ args.x + }} b", "slot 1"),
+        ("a {{ args.x }} b {{ args.y | :q }}", "slot 2 {{ args.y }}: ':q' is not a Python format spec"),
+        ("{{ args.x | !z }}", "unknown conversion !z"),
+        ("{{ args.x | r }}", "not a conversion and/or format spec"),
+        ("{{ args.x }", "unbalanced braces: slot 1 (character 1) never closes"),
+        ("value }} here", "unbalanced braces: '}}' at character 7"),
+        ("{{ args.x }} and {{   }}", "slot 2 is empty"),
+        ('{{ "open }}', "unbalanced braces"),
+    ],
+)
+def test_a_template_that_does_not_compile_is_refused_naming_rule_and_slot(template, detail):
+    with pytest.raises(RuleCompileError) as caught:
+        compile_ruleset(load_pack({"rules": [rule(id="bad-template", message_template=template)]}))
+    assert caught.value.rule_id == "bad-template"
+    assert caught.value.field_name == "message_template"
+    assert detail in caught.value.detail
+    assert "rule 'bad-template', message_template" in str(caught.value)
+
+
+def test_the_pack_loader_refuses_a_template_that_is_not_text():
+    with pytest.raises(RuleCompileError, match="message_template: must be a string"):
+        load_pack({"rules": [rule(message_template=["a"])]})
+
+
+def test_a_compiled_template_lists_its_expressions():
+    template = compile_template("r", "a {{ args.x }} b {{ effective.y | !r }}")
+    assert template.expressions == ("args.x", "effective.y")
+    assert [s.conversion for s in template.slots] == [None, "r"]
+
+
+def test_rendering_sees_the_keys_only_the_template_reads():
+    # The condition reads nothing of the profile's arguments; the template reads one the profile sets:
+    # the message must show the profile's value, not the default of the release's empty profile.
+    rules = [rule(message_template="seqs {{ effective.max_num_seqs }}", when='kind == "serving"')]
+    [finding] = run(rules, args={"max_num_seqs": 7}, defaults={"max_num_seqs": 256})
+    assert finding.message == "seqs 7"
+    [finding] = run(rules, defaults={"max_num_seqs": 256})
+    assert finding.message == "seqs 256"
