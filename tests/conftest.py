@@ -4,6 +4,10 @@ from rest_framework.test import APIClient
 
 from profiles.models import TeamMembership
 from profiles.services import team_add_member, team_create
+from tests import vllm_sources
+
+# In CI a skipped test fails the run unless tests/allowed_skips.txt lists it with a reason; pytester tests that.
+pytest_plugins = ["tests.skip_policy", "pytester"]
 
 SEED_COMMAND = (
     "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask "
@@ -48,3 +52,30 @@ def staff_api(staff):
     client = APIClient()
     client.force_authenticate(staff)
     return client
+
+
+# ---- vLLM's release sources (tests/vllm_sources.py: pip download into a cache keyed by version, once)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "vllm_sources: reads vLLM's release wheels (fetched with pip on first use)"
+    )
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if {"vllm_release_sources", "vllm_wheel"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.vllm_sources)
+
+
+@pytest.fixture(scope="session")
+def vllm_release_sources() -> dict:
+    """``{release: directory holding its vllm/ package}`` for every release with a shipped catalog."""
+    return vllm_sources.sources(vllm_sources.RELEASES)
+
+
+@pytest.fixture(scope="session")
+def vllm_wheel():
+    """``vllm_wheel("0.33.0")``: the path of that release's wheel."""
+    return vllm_sources.wheel

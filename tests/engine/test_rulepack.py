@@ -31,7 +31,6 @@ from validation.engine.types import Verdict
 ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "validation" / "rulepacks" / "builtin.yaml"
 CASES = Path(__file__).resolve().parent / "rulepack_cases"
-VLLM_SRC = Path("/work/vllm-src/src")
 # the releases the product knows: one per shipped catalog
 RELEASES = sorted((p.stem for p in (ROOT / "validation" / "catalogs").glob("*.json")), key=Version)
 
@@ -74,8 +73,7 @@ def evaluate(case: dict[str, Any], *, with_catalog: bool = False) -> Verdict:
         "hardware": case.get("hardware") or {},
     }
     cat = catalog(str(case["vllm"])) if with_catalog else None
-    if with_catalog and cat is None:
-        pytest.skip(f"no catalog for {case['vllm']}")
+    assert cat is not None or not with_catalog, f"no shipped catalog validation/catalogs/{case['vllm']}.json"
     return ruleset().evaluate(doc, catalog=cat)
 
 
@@ -139,28 +137,27 @@ def test_rules_with_the_same_message_have_disjoint_ranges() -> None:
             assert sum(Version(release) in s for s in specs) <= 1, (message, release)
 
 
-def _joined_source(release: str, path: str) -> str:
+def _joined_source(path: Path) -> str:
     """The file's text with Python's implicit string concatenation joined (good enough for a search)."""
-    text = (VLLM_SRC / release / path).read_text()
-    return re.sub(r'"\s*\n\s*f?"', "", text)
+    return re.sub(r'"\s*\n\s*f?"', "", path.read_text())
 
 
-@pytest.mark.skipif(not VLLM_SRC.exists(), reason="vLLM release sources not available")
 @pytest.mark.parametrize(
     "rule",
     [r for r in yaml.safe_load(PACK.read_text())["rules"] if r["category"] == "vllm"],
     ids=lambda r: r["id"],
 )
-def test_vllm_message_is_verbatim_in_exactly_its_releases(rule: dict[str, Any]) -> None:
+def test_vllm_message_is_verbatim_in_exactly_its_releases(
+    rule: dict[str, Any], vllm_release_sources: dict[str, Path]
+) -> None:
     """Each release in the rule's range has the message in the linked file; the neighbours do not."""
     path = re.search(r"/blob/[0-9a-f]+/(\S+?)#L\d+$", rule["source"]).group(1)
     spec = SpecifierSet(rule.get("versions", ""))
     message = rule["message"]
     # the message must end where vLLM's string ends (one message can be the prefix of a later one)
     pattern = re.compile(re.escape(message) + "[\"']")
-    present = [
-        r for r in RELEASES if (VLLM_SRC / r / path).exists() and pattern.search(_joined_source(r, path))
-    ]
+    files = {r: vllm_release_sources[r] / path for r in RELEASES}
+    present = [r for r in RELEASES if files[r].exists() and pattern.search(_joined_source(files[r]))]
     in_range = [r for r in RELEASES if Version(r) in spec]
     assert set(in_range) <= set(present), sorted(set(in_range) - set(present))
     first, last = RELEASES.index(in_range[0]), RELEASES.index(in_range[-1])
@@ -168,5 +165,5 @@ def test_vllm_message_is_verbatim_in_exactly_its_releases(rule: dict[str, Any]) 
         if 0 <= neighbour < len(RELEASES):
             assert RELEASES[neighbour] not in present, RELEASES[neighbour]
     commit = re.search(r"/blob/([0-9a-f]+)/", rule["source"]).group(1)
-    version_file = (VLLM_SRC / in_range[-1] / "vllm" / "_version.py").read_text()
+    version_file = (vllm_release_sources[in_range[-1]] / "vllm" / "_version.py").read_text()
     assert f"'g{commit}'" in version_file, "source must link the newest release of the range"

@@ -12,7 +12,7 @@ from validation.models import Recheck, RuleSet, Verdict
 from validation.services.rechecks import recheck_run_inline
 
 pytestmark = pytest.mark.django_db
-SEED_RECORD = Path(__file__).resolve().parents[3] / "shared" / "vllm" / "error-record-seed.json"
+SEED_RECORD = Path(__file__).resolve().parents[1] / "fixtures" / "error-record-seed.json"
 
 
 def create_profile(api, name="teacher", command=SEED_COMMAND, kind="collection", version="0.32.0"):

@@ -21,7 +21,6 @@ from validation.services.releases import CatalogHistory, catalog_for, release_co
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "validation" / "catalogs"
-WHEELS = Path("/work/vllm-src/wheels")
 pytestmark = pytest.mark.django_db
 
 
@@ -100,9 +99,8 @@ def test_history_index_is_shared_until_a_catalog_changes():
     assert CatalogHistory().history_index() is not first
 
 
-@pytest.mark.skipif(not any(WHEELS.glob("vllm-0.33.0-*.whl")), reason="no vLLM 0.33.0 wheel here")
-def test_import_command_from_the_wheel_is_idempotent(tmp_path):
-    wheel = next(WHEELS.glob("vllm-0.33.0-*.whl"))
+def test_import_command_from_the_wheel_is_idempotent(tmp_path, vllm_wheel):
+    wheel = vllm_wheel("0.33.0")
     out = command("import_vllm_release", "0.33.0", "--wheel", str(wheel), "--write-catalog", str(tmp_path))
     assert "catalog unchanged" in out and "nothing written" in out
     assert json.loads((tmp_path / "0.33.0.json").read_text()) == shipped("0.33.0")

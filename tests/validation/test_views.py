@@ -18,7 +18,7 @@ from validation.services.rechecks import recheck_run_inline
 pytestmark = pytest.mark.django_db
 # Queries every signed-in page makes: session, user, and base.html's header (fleet release, the user's teams).
 BASE = 4
-SEED_RECORD = Path(__file__).resolve().parents[3] / "shared" / "vllm" / "error-record-seed.json"
+SEED_RECORD = Path(__file__).resolve().parents[1] / "fixtures" / "error-record-seed.json"
 
 EAGER_RULE = {
     "id": "org-no-enforce-eager",

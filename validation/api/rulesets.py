@@ -114,7 +114,7 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=RecordsSerializer, responses={201: RuleSerializer(many=True)})
     @action(detail=True, methods=["post"], url_path="import-records")
     def import_records(self, request, pk=None):
-        """Error records (../shared/vllm format) become disabled draft rules awaiting a CEL condition."""
+        """Error records (docs/error-records.md) become disabled draft rules awaiting a CEL condition."""
         serializer = RecordsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         created = rulesets.ruleset_import_records(

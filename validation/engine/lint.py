@@ -22,7 +22,7 @@ def build_document(
     model_architecture: str | None = None,
     model_config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The canonical profile document (without ``effective``, which rules derive)."""
+    """The canonical profile document (docs/findings.md; without ``effective``, which rules derive)."""
     model: dict[str, Any] = {"name": model_name}
     if model_architecture:
         model["architecture"] = model_architecture

@@ -153,7 +153,8 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 @dataclass(frozen=True)
 class Verdict:
-    """The findings document: the release, the rule-set version, and every finding (waived ones too)."""
+    """The findings document (docs/findings.md): the release, the rule-set version, and every finding
+    (waived ones too)."""
 
     vllm_version: str | None
     ruleset: int | None

@@ -260,7 +260,7 @@ SEED_FIELDS = {
 
 @transaction.atomic
 def ruleset_import_records(*, ruleset: RuleSet, text: str) -> list[Rule]:
-    """Error records (one JSON object a line, ../shared/vllm format) become draft rules without a condition.
+    """Error records (one JSON object a line, docs/error-records.md) become draft rules without a condition.
 
     The records' Python snippets (validationCode, typeGuard) are documentation for the person who writes the
     CEL condition; they are never run. Imported rules are disabled until their condition is written.
