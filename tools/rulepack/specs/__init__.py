@@ -7,7 +7,9 @@ the same severity: where vLLM stops at the first of several problems, its check 
 follows the listed ones, in TOPICS order, then in its module's order; policy rules come last."""
 
 from tools.rulepack.specs import (
+    backends,
     compilation,
+    config_fields,
     data_parallel,
     frontend,
     mamba,
@@ -18,6 +20,7 @@ from tools.rulepack.specs import (
     policy,
     sampling,
     scheduler,
+    serve_args,
     speculative,
     structured_outputs,
     transfer,
@@ -37,6 +40,9 @@ TOPICS = (
     transfer,
     structured_outputs,
     frontend,
+    config_fields,
+    serve_args,
+    backends,
     policy,
 )
 
