@@ -46,6 +46,9 @@ def hb_first(cond):
     return f"{HB}.filter(f, {cond})[0]"
 
 
+NONPOS_FAMILY = hb_first("!" + HB_UNKNOWN + " && " + HB_NONPOS)
+
+
 EC = "args.engram_config"
 ENGRAM_FIELDS = (
     '{"DeepseekV41ForCausalLM": "engram_layer_ids", "Qwen4ExpForCausalLM": "ple_layer_ids", '
@@ -298,12 +301,12 @@ RULES = [
         f"{A('custom_histogram_buckets')} && {HB}.exists(f, !{HB_UNKNOWN} && {HB_NONPOS})",
         ["custom_histogram_buckets"],
         ["Give bucket bounds greater than 0"],
-        "ObservabilityConfig._validate_custom_histogram_buckets.",
+        "ObservabilityConfig._validate_custom_histogram_buckets (the bounds are floats by then).",
         ["observability"],
         message_template=(
-            f"custom_histogram_buckets[{{{{ {hb_first('!' + HB_UNKNOWN + ' && ' + HB_NONPOS)} | !r }}}}]: "
-            f"bound {{{{ {HB}[{hb_first('!' + HB_UNKNOWN + ' && ' + HB_NONPOS)}].filter(b, {HB_BAD})[0] "
-            "| !r }} must be finite and greater than 0"
+            f"custom_histogram_buckets[{{{{ {NONPOS_FAMILY} | !r }}}}]: "
+            f"bound {{{{ double({HB}[{NONPOS_FAMILY}].filter(b, {HB_BAD})[0]) | !r }}}} "
+            "must be finite and greater than 0"
         ),
     ),
     R(
@@ -316,7 +319,7 @@ RULES = [
         ["observability"],
         message_template=(
             f"custom_histogram_buckets[{{{{ {hb_first('!' + HB_UNKNOWN + ' && ' + HB_NOT_INC)} | !r }}}}]: "
-            f"bounds {{{{ {HB}[{hb_first('!' + HB_UNKNOWN + ' && ' + HB_NOT_INC)}] }}}} "
+            f"bounds {{{{ {HB}[{hb_first('!' + HB_UNKNOWN + ' && ' + HB_NOT_INC)}].map(b, double(b)) }}}} "
             "must be strictly increasing"
         ),
     ),
