@@ -24,6 +24,7 @@ services:
 lint: venv
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/lint-imports
 	$(PY) manage.py check
 
 test: venv services lint

@@ -68,9 +68,10 @@ def load(count: int) -> None:
     from django.db import connection, transaction
 
     from profiles.models import Profile, ProfileRevision, Team, TeamMembership
-    from profiles.services import parse_arguments, profile_check
+    from profiles.services import parse_arguments
     from validation.models import Verdict, VerdictRule
-    from validation.services import fleet_release, release_get, ruleset_current
+    from validation.selectors import fleet_release, release_get, ruleset_current
+    from validation.services.verdicts import profile_check
 
     User = get_user_model()
     with transaction.atomic():

@@ -125,10 +125,11 @@ def load(profiles: int, distinct: int, seed: int = 7) -> None:
     from django.db import transaction
 
     from profiles.models import Profile, Team, TeamMembership
-    from validation import services
     from validation.engine.lint import build_document
     from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange, VllmRelease
+    from validation.selectors import fleet_release, ruleset_current
     from validation.services import rulesets
+    from validation.services.verdicts import document_validate
 
     rng = random.Random(seed)
     User = get_user_model()
@@ -152,10 +153,10 @@ def load(profiles: int, distinct: int, seed: int = 7) -> None:
             TeamMembership(team=teams[i % len(teams)], user=user, role="member")
             for i, user in enumerate(owners)
         )
-        fleet = services.fleet_release()
+        fleet = fleet_release()
         releases = [fleet, *VllmRelease.objects.filter(version__in=["0.31.0", "0.32.0"]).exclude(pk=fleet.pk)]
         digests = {r.pk: r.catalog_sha256 for r in releases}
-        ruleset = services.ruleset_current()
+        ruleset = ruleset_current()
         sets = argument_sets(distinct, rng)
         verdicts = {}
         for i, data in enumerate(sets):
@@ -169,7 +170,7 @@ def load(profiles: int, distinct: int, seed: int = 7) -> None:
                     hardware=data["hardware"],
                     model_architecture=data["model_architecture"] or None,
                 )
-                verdicts[i, release.pk] = services.document_validate(doc, release=release, ruleset=ruleset)
+                verdicts[i, release.pk] = document_validate(doc, release=release, ruleset=ruleset)
         print(f"  {len(verdicts)} distinct verdicts computed in {time.perf_counter() - started:.1f} s")
         rows, plan = [], []
         for n in range(profiles):
@@ -230,14 +231,14 @@ def load(profiles: int, distinct: int, seed: int = 7) -> None:
 
 
 def pages() -> list[tuple[str, str]]:
-    from validation import services
     from validation.models import Recheck, RuleSet
+    from validation.selectors import fleet_release, ruleset_current
 
-    current = services.ruleset_current()
+    current = ruleset_current()
     draft = RuleSet.objects.filter(status="draft").order_by("-number").first()
     rule = draft.rules.order_by("position").first()
     recheck = Recheck.objects.order_by("-pk").first()
-    fleet = services.fleet_release().version
+    fleet = fleet_release().version
     return [
         ("rule sets", "/rulesets/"),
         ("current rule set", f"/rulesets/{current.number}/"),

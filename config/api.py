@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from profiles.services import ProfileInvalid
-from validation.services import DomainError
+from validation.errors import DomainError
 
 
 def exception_handler(exc, context):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import redis
 from django.conf import settings
 from django.db.models import Avg, Count, F, Sum
 from django.http import HttpResponse, HttpResponseForbidden
@@ -16,12 +17,12 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from profiles.models import Profile
+from validation.models import Alert, Recheck, Verdict
+
 
 class DatabaseCollector:
     def collect(self):
-        from profiles.models import Profile
-        from validation.models import Alert, Recheck, Verdict
-
         profiles = GaugeMetricFamily("vllm_profiles_profiles", "Stored profiles by state", labels=["state"])
         by_state = dict(
             Verdict.objects.values_list("state").annotate(n=Count("pk")).values_list("state", "n")
@@ -80,8 +81,6 @@ def queue_depth() -> int | None:
     if not url.startswith(("redis://", "rediss://")):
         return None
     try:
-        import redis
-
         return int(redis.Redis.from_url(url, socket_timeout=1).llen("celery"))
     except Exception:
         return None

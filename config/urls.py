@@ -4,11 +4,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from config.metrics import metrics_view
-from profiles.api.views import ProfileViewSet, TeamViewSet
+from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
 from validation.api.alerts import AlertPreferenceView, AlertViewSet
 from validation.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
 from validation.api.rulesets import RuleSetViewSet
-from validation.api.views import ReleaseViewSet, ValidateView
+from validation.api.views import ReleaseViewSet
 
 router = DefaultRouter()
 router.register("profiles", ProfileViewSet, basename="profile")

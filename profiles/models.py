@@ -63,8 +63,8 @@ class Profile(models.Model):
     hardware = models.JSONField(default=dict, blank=True)
     revision = models.PositiveIntegerField(default=1)
     # The current verdict's summary, copied here by the one service that writes verdicts
-    # (validation.services.verdict_record) so that lists, filters and counts over 100,000 profiles need no
-    # join with the verdicts table (whose findings make its rows wide).
+    # (validation.services.verdicts.verdict_record) so that lists, filters and counts over 100,000 profiles
+    # need no join with the verdicts table (whose findings make its rows wide).
     state = models.CharField(max_length=12, default="unverified", editable=False)
     error_count = models.PositiveIntegerField(default=0, editable=False)
     warning_count = models.PositiveIntegerField(default=0, editable=False)

@@ -6,6 +6,8 @@ nothing is written; warnings are saved and returned.
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,13 +15,13 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from validation import services as validation_services
 from validation.engine import parse as engine_parse
 from validation.engine import render as engine_render
-from validation.engine.lint import build_document
 from validation.engine.types import ParseError, Verdict
+from validation.errors import DomainError
 from validation.models import VllmRelease
-from validation.services import DomainError
+from validation.selectors import catalog_for, release_get, waived_rule_ids
+from validation.services.verdicts import effective_release, profile_check, profile_document, verdict_record
 
 from .models import Profile, ProfileRevision, Team, TeamMembership
 
@@ -83,7 +85,7 @@ def parse_arguments(
     given = [n for n, v in (("command", command), ("config", config), ("engine_args", engine_args)) if v]
     if len(given) > 1:
         raise DomainError(f"give only one of command, config or engine_args (got {', '.join(given)})")
-    catalog = validation_services.catalog_for(release)
+    catalog = catalog_for(release)
     field_name = "command" if command else "config"
     try:
         if command:
@@ -107,30 +109,10 @@ def parse_arguments(
     }
 
 
-def effective_release(profile: Profile) -> VllmRelease:
-    return profile.vllm_release or validation_services.fleet_release()
-
-
-def profile_document(profile: Profile, *, release: VllmRelease | None = None) -> dict[str, Any]:
-    release = release or effective_release(profile)
-    return build_document(
-        kind=profile.kind,
-        version=release.version,
-        model_name=profile.model_name,
-        args=profile.engine_args,
-        env=profile.env,
-        hardware=profile.hardware,
-        model_architecture=profile.model_architecture or None,
-        model_config=profile.model_config,
-    )
-
-
 def profile_render(profile: Profile, *, fmt: str) -> str:
     """The profile as a `vllm serve` command, a vLLM --config YAML file, or JSON."""
-    import json
-
     doc = profile_document(profile)
-    catalog = validation_services.catalog_for(effective_release(profile))
+    catalog = catalog_for(effective_release(profile))
     if fmt == "command":
         return engine_render.render_command(doc, catalog=catalog)
     if fmt == "yaml":
@@ -184,7 +166,7 @@ def _apply_input(profile: Profile, data: ProfileInput) -> None:
         profile.hardware = dict(data.hardware or {})
     if "vllm_version" in data.provided:
         version = (data.vllm_version or "").strip()
-        profile.vllm_release = validation_services.release_get(version) if version else None
+        profile.vllm_release = release_get(version) if version else None
     if data.command or data.config or "engine_args" in data.provided:
         parsed = parse_arguments(
             release=effective_release(profile),
@@ -209,20 +191,9 @@ def _apply_input(profile: Profile, data: ProfileInput) -> None:
         raise DomainError("kind must be 'serving' or 'collection'", field="kind")
 
 
-def profile_check(profile: Profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verdict, VllmRelease]:
-    """Validate a profile as it stands. Re-check batches pass ``fleet`` and ``ruleset`` looked up once."""
-    release = profile.vllm_release or fleet or validation_services.fleet_release()
-    verdict = validation_services.document_validate(
-        profile_document(profile, release=release), release=release, ruleset=ruleset, waived=waived
-    )
-    return verdict, release
-
-
 def _active_waivers(profile: Profile) -> list[str]:
     if profile.pk is None:
         return []
-    from validation.selectors import waived_rule_ids
-
     return waived_rule_ids(profile)
 
 
@@ -242,7 +213,7 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
             ProfileRevision.objects.create(
                 profile=profile, revision=1, data=profile_snapshot(profile), author=actor
             )
-            validation_services.verdict_record(
+            verdict_record(
                 profile=profile,
                 verdict=verdict,
                 release=release,
@@ -284,7 +255,7 @@ def profile_update(
             ProfileRevision.objects.create(
                 profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=actor
             )
-            validation_services.verdict_record(
+            verdict_record(
                 profile=profile,
                 verdict=verdict,
                 release=release,
@@ -350,8 +321,6 @@ def engine_args_apply_fix(args: Mapping[str, Any], fix: Mapping[str, Any]) -> di
     A dotted key (``profiler_config.profiler``) addresses a key inside a JSON-valued argument, as vLLM's
     dotted flags do; a JSON argument left empty by an unset is removed.
     """
-    import copy
-
     result = copy.deepcopy(dict(args))
     for key in fix.get("unset") or ():
         path = str(key).split(".")

@@ -18,12 +18,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from validation import services as validation_services
 from validation.engine.types import SEVERITIES
+from validation.errors import DomainError
 from validation.models import Rule, Verdict, VerdictRule
-from validation.selectors import releases_ordered
-from validation.services import DomainError
-from validation.services.waivers import waiver_grant
+from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
+from validation.services.waivers import user_can_waive, waiver_grant
 
 from . import selectors, services
 from .forms import SORTS, ProfileFilterForm, ProfileForm, WaiverForm
@@ -49,12 +48,6 @@ def _editable_team_slugs(user) -> list[str]:
         .order_by("team__slug")
         .values_list("team__slug", flat=True)
     )
-
-
-def _can_waive(user, profile: Profile) -> bool:
-    if user.is_staff or user.is_superuser:
-        return True
-    return TeamMembership.objects.filter(team_id=profile.team_id, user=user, role="admin").exists()
 
 
 def _grouped(findings) -> list[tuple[str, list[dict]]]:
@@ -119,7 +112,7 @@ def profile_list(request):
         request.GET or None, teams=[slug for _, slug in teams], releases=[v for _, v in releases]
     )
     filters = form.cleaned_data if form.is_valid() else {}
-    fleet = validation_services.fleet_release()
+    fleet = fleet_release()
 
     profiles = selectors.profiles_visible_to(user)
     if query := (filters.get("q") or "").strip():
@@ -181,7 +174,7 @@ def profile_list(request):
         "total": total,
         "total_all": sum(counts.values()),
         "rule_ids": list(
-            Rule.objects.filter(ruleset=validation_services.ruleset_current())
+            Rule.objects.filter(ruleset=ruleset_current())
             .order_by("rule_id")
             .values_list("rule_id", flat=True)
         ),
@@ -238,7 +231,7 @@ def profile_detail(request, pk: int):
         }
         for rev, older in zip(revisions[:20], [*revisions[1:], None], strict=False)
     ]
-    can_waive = _can_waive(request.user, profile)
+    can_waive = user_can_waive(request.user, profile)
     waivable = sorted({f["rule"] for f in findings if f["severity"] != "info" and not f.get("waived")})
     context = {
         "profile": profile,
@@ -270,7 +263,7 @@ def _live_context(form: ProfileForm) -> dict:
         return {"empty": True}
     try:
         version = (data.vllm_version or "").strip()
-        release = validation_services.release_get(version) if version else validation_services.fleet_release()
+        release = release_get(version) if version else fleet_release()
         parsed = services.parse_arguments(release=release, command=data.command, config=data.config)
         verdict = services.profile_dry_run(data=data)
     except DomainError as exc:
@@ -291,7 +284,7 @@ def _verdict_context(verdict, args: dict) -> dict:
 def _form_kwargs(request, *, editing: bool) -> dict:
     return {
         "teams": [] if editing else _editable_team_slugs(request.user),
-        "fleet_version": validation_services.fleet_release().version,
+        "fleet_version": fleet_release().version,
         "editing": editing,
     }
 

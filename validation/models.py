@@ -122,6 +122,14 @@ class Rule(models.Model):
         return self.rule_id
 
 
+# A rule's fields as a rule pack writes them (besides its ``id``): the pack export, the rule serializer and
+# the rule-set comparison read this one list.
+RULE_FIELDS = (
+    "title category severity message when versions kinds fields needs solutions tips tags example_fix docs "
+    "source error_class fix enabled"
+).split()
+
+
 class Verdict(models.Model):
     """A profile's current findings, and what they were computed from."""
 

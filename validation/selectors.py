@@ -1,30 +1,174 @@
-"""Read-side queries of validation."""
+"""Read-side queries of validation: releases and their catalogs, the fleet's release, rule sets, waivers.
+
+Parsed catalogs and compiled rule sets are kept in this process's memory, keyed by the catalog's digest and
+the rule set's last change, so a change in the database is never served stale.
+"""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from .models import RuleSet, VllmRelease, Waiver
+from .engine.catalog import Catalog
+from .engine.checks import HistoryIndex
+from .engine.rules import CompiledRuleSet, compile_ruleset
+from .errors import DomainError, UnknownRelease
+from .models import RULE_FIELDS, FleetSettings, ReleaseCatalog, RuleSet, Verdict, VllmRelease, Waiver
+
+_cache_lock = threading.Lock()
 
 
-def waived_rule_ids(profile) -> list[str]:
-    return waived_rule_ids_by_profile([profile.pk]).get(profile.pk, [])
+def profile_model():
+    """The profiles app's Profile, resolved as Verdict's foreign key ("profiles.Profile") resolves it:
+    validation sits below the profiles app and imports none of its modules."""
+    return Verdict._meta.get_field("profile").related_model
+
+
+# ---- releases and catalogs
 
 
 def releases_ordered() -> QuerySet[VllmRelease]:
     return VllmRelease.objects.order_by("-major", "-minor", "-patch")
 
 
+def release_get(version: str) -> VllmRelease:
+    release = VllmRelease.objects.filter(version=str(version).strip()).first()
+    if release is None:
+        raise UnknownRelease(str(version))
+    return release
+
+
+def fleet_release() -> VllmRelease:
+    fleet = FleetSettings.objects.select_related("default_release").first()
+    if fleet is None:
+        raise DomainError("no fleet default vLLM release is set; run `python manage.py migrate`")
+    return fleet.default_release
+
+
+_catalog_cache: dict[int, tuple[str, Catalog]] = {}
+
+
+def catalog_for(release: VllmRelease) -> Catalog | None:
+    """The release's parsed catalog (None if it has none), parsed once per process and catalog digest."""
+    if not release.catalog_sha256:
+        return None
+    cached = _catalog_cache.get(release.pk)
+    if cached and cached[0] == release.catalog_sha256:
+        return cached[1]
+    data = ReleaseCatalog.objects.values_list("data", flat=True).get(release_id=release.pk)
+    catalog = Catalog.from_dict(data)
+    with _cache_lock:
+        _catalog_cache[release.pk] = (release.catalog_sha256, catalog)
+    return catalog
+
+
+_history_cache: dict[frozenset[tuple[str, str]], HistoryIndex] = {}
+
+
+class CatalogHistory(Mapping[str, Catalog]):
+    """Every release's catalog, loaded on first use (only needed to explain an unknown argument).
+
+    The engine asks for :meth:`history_index`, built once per set of (release, catalog digest) and shared by
+    every request of the process until a catalog changes."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, Catalog] | None = None
+
+    def _load(self) -> dict[str, Catalog]:
+        if self._data is None:
+            releases = VllmRelease.objects.exclude(catalog_sha256="")
+            self._data = {r.version: c for r in releases if (c := catalog_for(r)) is not None}
+        return self._data
+
+    def __getitem__(self, key: str) -> Catalog:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def history_index(self) -> HistoryIndex:
+        key = frozenset(
+            VllmRelease.objects.exclude(catalog_sha256="").values_list("version", "catalog_sha256")
+        )
+        index = _history_cache.get(key)
+        if index is None:
+            index = HistoryIndex(self._load())
+            with _cache_lock:
+                _history_cache.clear()  # only the current set of catalogs is ever asked for again
+                _history_cache[key] = index
+        return index
+
+
+# ---- rule sets
+
+
 def rulesets_ordered() -> QuerySet[RuleSet]:
     return RuleSet.objects.order_by("-number")
 
 
+def ruleset_current() -> RuleSet:
+    ruleset = RuleSet.objects.filter(status=RuleSet.Status.PUBLISHED).order_by("-number").first()
+    if ruleset is None:
+        raise DomainError("no published rule set; run `python manage.py migrate`")
+    return ruleset
+
+
+def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
+    """The rule set as a pack dict (the engine's input and the YAML export)."""
+    rules = []
+    for rule in ruleset.rules.all().order_by("position", "id"):
+        data: dict[str, Any] = {"id": rule.rule_id}
+        for name in RULE_FIELDS:
+            value = getattr(rule, name)
+            if value not in (None, "", []) or name == "enabled":
+                data[name] = value
+        rules.append(data)
+    return {
+        "pack": f"ruleset-{ruleset.number}",
+        "defaults": ruleset.defaults,
+        "derived": ruleset.derived,
+        "rules": rules,
+    }
+
+
+_compiled_cache: dict[int, tuple[Any, CompiledRuleSet]] = {}
+
+
+def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
+    """Compile once per rule set version (drafts: once per edit)."""
+    key = ruleset.updated_at
+    cached = _compiled_cache.get(ruleset.pk)
+    if cached and cached[0] == key:
+        return cached[1]
+    pack = ruleset_pack(ruleset)
+    # Imported records wait for a person to write their condition; until then they cannot run.
+    pack["rules"] = [r for r in pack["rules"] if r.get("when")]
+    compiled = compile_ruleset(pack, version_id=ruleset.number)
+    with _cache_lock:
+        _compiled_cache[ruleset.pk] = (key, compiled)
+    return compiled
+
+
+# ---- waivers
+
+
+def waived_rule_ids(profile) -> list[str]:
+    return waived_rule_ids_by_profile([profile.pk]).get(profile.pk, [])
+
+
 def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
-    """Active waivers for many profiles in one query (re-check batches)."""
+    """Active waivers for many profiles in one query (re-check batches); ``profile_ids`` may be a subquery."""
     result: dict[int, list[str]] = {}
+    ids = profile_ids if isinstance(profile_ids, QuerySet) else list(profile_ids)
     rows = Waiver.objects.filter(
-        profile_id__in=list(profile_ids), revoked_at__isnull=True, expires_at__gt=timezone.now()
+        profile_id__in=ids, revoked_at__isnull=True, expires_at__gt=timezone.now()
     ).values_list("profile_id", "rule_id")
     for profile_id, rule_id in rows:
         result.setdefault(profile_id, []).append(rule_id)

@@ -7,7 +7,8 @@ import smtplib
 
 from celery import shared_task
 
-from .services import alerts, rechecks
+from .models import RuleSet, VllmRelease
+from .services import alerts, previews, rechecks
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,6 @@ def sweep_task() -> dict:
 @shared_task(name="validation.preview", acks_late=True)
 def preview_task(ruleset_id: int, release_id: int | None = None) -> int:
     """Compute a full-fleet preview into the shared cache (the page polls for it)."""
-    from .models import RuleSet, VllmRelease
-    from .services import previews
-
     ruleset = RuleSet.objects.filter(pk=ruleset_id).first()
     if ruleset is None:
         log.info("rule set %s no longer exists; no preview", ruleset_id)

@@ -20,7 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import selectors, services
+from . import selectors
 from .forms import (
     AlertPreferenceForm,
     CompareForm,
@@ -132,7 +132,7 @@ def ruleset_detail(request, number: int):
         RuleSet.objects.select_related("based_on", "published_by", "created_by"), number=number
     )
     rules = list(ruleset.rules.order_by("position", "id"))
-    current = services.ruleset_current()
+    current = selectors.ruleset_current()
     recheck = (
         Recheck.objects.filter(ruleset=ruleset, cause="ruleset").order_by("-created_at").first()
         if ruleset.status == RuleSet.Status.PUBLISHED
@@ -307,7 +307,7 @@ def recheck_progress(request, pk: int):
 @require_GET
 def release_list(request):
     releases = list(selectors.releases_ordered())
-    fleet_release = services.fleet_release()
+    fleet_release = selectors.fleet_release()
     latest = Recheck.objects.filter(cause="release").select_related("release").order_by("-created_at").first()
     return _page(
         request,
@@ -351,7 +351,7 @@ def fleet_update(request):
 def release_preview(request, version: str):
     """Which profiles would break on this release, and why (the error messages that would appear)."""
     try:
-        release = services.release_get(version)
+        release = selectors.release_get(version)
     except DomainError as exc:
         raise Http404(exc.message) from None
     if not release.catalog_sha256:
@@ -388,7 +388,7 @@ def release_diff(request):
 def release_coverage(request, version: str):
     coverage_fn = getattr(release_services, "release_coverage", None)
     try:
-        release = services.release_get(version)
+        release = selectors.release_get(version)
     except DomainError as exc:
         raise Http404(exc.message) from None
     coverage, error = None, None
@@ -397,7 +397,7 @@ def release_coverage(request, version: str):
     else:
         # A pure function of the catalog and the rule set; both are immutable under these keys (a draft is
         # never current), so the report is kept until either changes.
-        ruleset = services.ruleset_current()
+        ruleset = selectors.ruleset_current()
         key = f"validation:coverage:{release.catalog_sha256}:{ruleset.pk}:{ruleset.updated_at.timestamp()}"
         coverage = cache.get(key)
         if coverage is None:

@@ -331,10 +331,11 @@ class InProcess(Product):
 
             django.setup()
             from profiles import services as profile_services
-            from validation.services import DomainError
+            from validation.errors import DomainError
+            from validation.selectors import release_get
         except Exception as e:  # any failure means "product not available"
             return False, f"cannot set up the product in-process: {e}"
-        self.services, self.domain_error = profile_services, DomainError
+        self.services, self.domain_error, self.release_get = profile_services, DomainError, release_get
         for hub_id, d in standin_models().items():
             path = os.path.join(self.models_dir, d, "config.json")
             if os.path.exists(path):
@@ -354,7 +355,7 @@ class InProcess(Product):
         }
         try:
             try:  # the positional model decides which config.json the profile carries
-                rel = s.validation_services.release_get(release)
+                rel = self.release_get(release)
                 model = s.parse_arguments(release=rel, command=command)["model"]
             except self.domain_error:
                 model = None

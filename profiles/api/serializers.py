@@ -30,6 +30,35 @@ class FindingsDocumentSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
+class ValidateRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["serving", "collection"])
+    vllm_version = serializers.CharField(
+        required=False, allow_blank=True, help_text="Empty: the fleet default"
+    )
+    command = serializers.CharField(required=False, help_text="A `vllm serve` command line")
+    config = serializers.CharField(
+        required=False, trim_whitespace=False, help_text="vLLM --config YAML or JSON"
+    )
+    engine_args = serializers.DictField(required=False)
+    env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    model = serializers.CharField(required=False)
+    model_architecture = serializers.CharField(required=False, allow_blank=True)
+    model_config = serializers.JSONField(required=False, allow_null=True)
+    hardware = serializers.DictField(required=False)
+
+    def validate(self, attrs):
+        given = [k for k in ("command", "config", "engine_args") if k in attrs]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                {
+                    "non_field_errors": [
+                        f"give exactly one of command, config or engine_args (got {given or 'none'})"
+                    ]
+                }
+            )
+        return attrs
+
+
 class ProfileWriteSerializer(serializers.Serializer):
     """Arguments as ``engine_args`` (+ ``env``), or one ``command`` (a `vllm serve` line), or ``config``."""
 

@@ -9,11 +9,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from profiles import selectors, services
 from profiles.models import Profile, Team
-from validation import services as validation_services
 from validation.models import VerdictChange, Waiver
+from validation.selectors import fleet_release
 from validation.services import waivers as waiver_services
 
 from .serializers import (
@@ -24,6 +25,7 @@ from .serializers import (
     ProfileWriteSerializer,
     TeamMemberSerializer,
     TeamSerializer,
+    ValidateRequestSerializer,
     VerdictChangeSerializer,
 )
 
@@ -46,7 +48,7 @@ class ProfileFilter(django_filters.FilterSet):
         return queryset.filter(state=value)
 
     def filter_release(self, queryset, name, value):
-        fleet = validation_services.fleet_release()
+        fleet = fleet_release()
         if fleet.version == value:
             return queryset.filter(Q(vllm_release__version=value) | Q(vllm_release__isnull=True))
         return queryset.filter(vllm_release__version=value)
@@ -89,7 +91,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
-        context["fleet_release"] = validation_services.fleet_release()
+        context["fleet_release"] = fleet_release()
         return context
 
     def _output(self, profile, code=status.HTTP_200_OK):
@@ -200,6 +202,18 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return Response(
             WaiverSerializer(waiver_services.waiver_revoke(actor=request.user, waiver=waiver)).data
         )
+
+
+class ValidateView(APIView):
+    """Dry run: the findings document for a profile, valid or not. Nothing is stored."""
+
+    @extend_schema(request=ValidateRequestSerializer, responses={200: FindingsDocumentSerializer})
+    def post(self, request):
+        serializer = ValidateRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = services.ProfileInput.from_mapping(serializer.validated_data)
+        verdict = services.profile_dry_run(data=data)
+        return Response(verdict.as_dict())
 
 
 class TeamViewSet(

@@ -275,7 +275,7 @@ def test_form_pages_query_count(client_user, mixed, django_assert_max_num_querie
 @pytest.fixture
 def turned_invalid(user, staff, team):
     """A mixed profile following the fleet on 0.32.0, then the fleet moves back to 0.31.0 (which refuses it)."""
-    from validation.services import release_get
+    from validation.selectors import release_get
     from validation.services.fleet import fleet_set_release
     from validation.services.rechecks import recheck_run_inline
 

@@ -9,11 +9,12 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from profiles.models import Profile, ProfileRevision, TeamMembership
-from profiles.services import profile_document, team_add_member
+from profiles.services import team_add_member
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.tasks.conftest import wait_for
 from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
-from validation.services import document_validate, fleet_release, ruleset_current
+from validation.selectors import fleet_release, ruleset_current
+from validation.services.verdicts import document_validate, profile_document
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

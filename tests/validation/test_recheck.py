@@ -10,7 +10,8 @@ from profiles.models import Profile, TeamMembership
 from profiles.services import ProfileInput, profile_create, team_add_member
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from validation.models import Alert, Recheck, Verdict, VerdictChange, Waiver
-from validation.services import alerts, release_get, rulesets
+from validation.selectors import release_get
+from validation.services import alerts, rulesets
 from validation.services.fleet import fleet_set_release
 from validation.services.rechecks import (
     lagging_verdicts,

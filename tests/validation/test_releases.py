@@ -16,8 +16,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from validation.models import Recheck, VllmRelease
-from validation.services import rechecks
-from validation.services.releases import CatalogHistory, catalog_for, release_coverage, release_import
+from validation.selectors import CatalogHistory, catalog_for
+from validation.services import releases
+from validation.services.releases import release_coverage, release_import
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "validation" / "catalogs"
@@ -58,13 +59,12 @@ def test_a_changed_catalog_updates_the_release_and_rechecks_it(django_capture_on
     assert len(callbacks) >= 1
     release = VllmRelease.objects.get(version="0.33.0")
     assert "mamba_cache_mode" not in catalog_for(release).by_name
-    if getattr(rechecks, "recheck_start", None) is not None:
-        assert Recheck.objects.filter(cause="release", release=release).count() == 1
+    assert Recheck.objects.filter(cause="release", release=release).count() == 1
 
 
 def test_the_recheck_is_started_only_after_commit(monkeypatch, django_capture_on_commit_callbacks):
     calls = []
-    monkeypatch.setattr(rechecks, "recheck_start", lambda **kw: calls.append(kw), raising=False)
+    monkeypatch.setattr(releases, "recheck_start", lambda **kw: calls.append(kw))
     catalog = copy.deepcopy(shipped("0.32.0"))
     catalog["errors"] = catalog["errors"][1:]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

@@ -7,7 +7,7 @@ from rest_framework import status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from validation import services
+from validation import selectors
 from validation.models import Recheck
 from validation.services import previews
 from validation.services.fleet import fleet_set_release
@@ -20,14 +20,14 @@ class FleetView(APIView):
 
     @extend_schema(responses=FleetSerializer)
     def get(self, request):
-        return Response({"vllm_version": services.fleet_release().version})
+        return Response({"vllm_version": selectors.fleet_release().version})
 
     @extend_schema(request=FleetSerializer, responses={202: dict, 200: dict})
     def put(self, request):
         """Staff: move the fleet to another release; the profiles that follow it are re-checked."""
         serializer = FleetSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        release = services.release_get(serializer.validated_data["vllm_version"])
+        release = selectors.release_get(serializer.validated_data["vllm_version"])
         recheck = fleet_set_release(release=release, actor=request.user)
         if recheck is None:
             return Response({"vllm_version": release.version, "recheck": None})
@@ -46,4 +46,4 @@ class ReleasePreviewView(APIView):
 
     @extend_schema(responses={200: dict})
     def get(self, request, version: str):
-        return Response(previews.preview(release=services.release_get(version)))
+        return Response(previews.preview(release=selectors.release_get(version)))

@@ -10,7 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
-from validation import selectors, services
+from validation import selectors
 from validation.models import RuleSet
 from validation.services import previews, rulesets
 
@@ -74,7 +74,7 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         return RuleSetDetailSerializer if self.action == "retrieve" else RuleSetSerializer
 
     def get_serializer_context(self):
-        return {**super().get_serializer_context(), "current_ruleset": services.ruleset_current()}
+        return {**super().get_serializer_context(), "current_ruleset": selectors.ruleset_current()}
 
     def _detail(self, ruleset, code=status.HTTP_200_OK):
         ruleset = RuleSet.objects.prefetch_related("rules").get(pk=ruleset.pk)

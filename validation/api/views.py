@@ -5,31 +5,12 @@ from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from profiles import services as profile_services
-from profiles.api.serializers import FindingsDocumentSerializer
-from validation import selectors, services
+from validation import selectors
+from validation.errors import DomainError
 from validation.services import releases as release_services
 
-from .serializers import (
-    ReleaseCoverageSerializer,
-    ReleaseDiffSerializer,
-    ReleaseSerializer,
-    ValidateRequestSerializer,
-)
-
-
-class ValidateView(APIView):
-    """Dry run: the findings document for a profile, valid or not. Nothing is stored."""
-
-    @extend_schema(request=ValidateRequestSerializer, responses={200: FindingsDocumentSerializer})
-    def post(self, request):
-        serializer = ValidateRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = profile_services.ProfileInput.from_mapping(serializer.validated_data)
-        verdict = profile_services.profile_dry_run(data=data)
-        return Response(verdict.as_dict())
+from .serializers import ReleaseCoverageSerializer, ReleaseDiffSerializer, ReleaseSerializer
 
 
 class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
@@ -42,7 +23,7 @@ class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
         return selectors.releases_ordered()
 
     def get_serializer_context(self):
-        return {**super().get_serializer_context(), "fleet_release": services.fleet_release()}
+        return {**super().get_serializer_context(), "fleet_release": selectors.fleet_release()}
 
     @extend_schema(
         responses={200: ReleaseDiffSerializer},
@@ -65,7 +46,7 @@ class ReleaseViewSet(viewsets.ReadOnlyModelViewSet):
 def _release_report(report, **kwargs):
     try:
         return report(**kwargs)
-    except services.DomainError as exc:
+    except DomainError as exc:
         if exc.code in ("unknown", "no_catalog"):
             raise NotFound(exc.message) from None
         raise

@@ -1,58 +1,23 @@
-"""Write-side business logic of validation: releases, rule sets, verdicts, re-checks, alerts.
+"""Write-side business logic of validation: releases, rule sets, verdicts, re-checks, waivers, alerts.
 
-Also the bridge between the database and the pure engine: compiled rule sets and parsed catalogs are cached
-per process, keyed so that a change in the database is never served stale.
+Reads (the current rule set, the fleet's release, a release, its parsed catalog) are in
+``validation.selectors``; the modules here import one another downwards only:
+fleet, waivers, releases, rulesets -> rechecks -> verdicts, alerts -> selectors -> models.
 """
 
 from django.db import transaction
 
-from .errors import DomainError, UnknownRelease
-from .releases import (
-    CATALOG_DIR,
-    KNOWN_RELEASES,
-    CatalogHistory,
-    catalog_digest,
-    catalog_for,
-    fleet_release,
-    release_ensure,
-    release_get,
-    release_store_catalog,
-    releases_load_builtin,
-)
-from .rulesets import (
-    BUILTIN_PACK,
-    RULE_FIELDS,
-    ruleset_compiled,
-    ruleset_create_from_pack,
-    ruleset_current,
-    ruleset_load_builtin,
-    ruleset_pack,
-)
-from .verdicts import document_validate, verdict_record
+from ..errors import DomainError, UnknownRelease
+from .releases import CATALOG_DIR, KNOWN_RELEASES, releases_load_builtin
+from .rulesets import BUILTIN_PACK, ruleset_load_builtin
 
 __all__ = [
     "BUILTIN_PACK",
     "CATALOG_DIR",
     "KNOWN_RELEASES",
-    "RULE_FIELDS",
-    "CatalogHistory",
     "DomainError",
     "UnknownRelease",
     "builtin_data_load",
-    "catalog_digest",
-    "catalog_for",
-    "document_validate",
-    "fleet_release",
-    "release_ensure",
-    "release_get",
-    "release_store_catalog",
-    "releases_load_builtin",
-    "ruleset_compiled",
-    "ruleset_create_from_pack",
-    "ruleset_current",
-    "ruleset_load_builtin",
-    "ruleset_pack",
-    "verdict_record",
 ]
 
 

@@ -30,11 +30,11 @@ CLAIM_TIMEOUT = timedelta(minutes=10)
 
 
 def alert_recipients(profile) -> list:
-    """The profile's owner and its team's watchers, without duplicates."""
-    from profiles.models import TeamMembership
-
+    """The profile's owner and its team's watchers (team memberships with ``watch``), without duplicates."""
     User = get_user_model()
-    watcher_ids = TeamMembership.objects.filter(team_id=profile.team_id, watch=True).values("user_id")
+    watcher_ids = User.objects.filter(memberships__team_id=profile.team_id, memberships__watch=True).values(
+        "pk"
+    )
     return list(
         User.objects.filter(Q(pk=profile.owner_id) | Q(pk__in=watcher_ids), is_active=True).order_by("pk")
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from ..errors import DomainError
 from ..models import FleetSettings, Recheck, VllmRelease
-from .errors import DomainError
 from .rechecks import recheck_start
 
 

@@ -14,14 +14,25 @@ import hashlib
 import json
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db.models import TextField
+from django.db.models import Count, Max, TextField
 from django.db.models.functions import Cast
 
+from ..engine import lint as engine_lint
 from ..engine.types import Finding
-from ..models import RuleSet, VllmRelease
-from .releases import CatalogHistory, catalog_for
-from .rulesets import ruleset_compiled
+from ..models import RuleSet, Verdict, VllmRelease
+from ..selectors import (
+    CatalogHistory,
+    catalog_for,
+    fleet_release,
+    profile_model,
+    ruleset_compiled,
+    ruleset_current,
+    waived_rule_ids_by_profile,
+)
+from .queue import enqueue
+from .verdicts import profile_document
 
 LISTED = 200  # profiles listed per outcome; the counts are always complete
 CHUNK = 5000  # rows per query (keyset pagination on the primary key)
@@ -41,16 +52,7 @@ def _active_found(findings) -> frozenset[tuple[str, str]]:
 
 def _waivers(queryset) -> dict[int, tuple[str, ...]]:
     """Active waivers of the previewed profiles, in one query (they are few; ids would be many)."""
-    from django.utils import timezone
-
-    from ..models import Waiver
-
-    rows = Waiver.objects.filter(
-        profile__in=queryset.values("pk"), revoked_at__isnull=True, expires_at__gt=timezone.now()
-    ).values_list("profile_id", "rule_id")
-    waived: dict[int, list[str]] = {}
-    for profile_id, rule_id in rows:
-        waived.setdefault(profile_id, []).append(rule_id)
+    waived = waived_rule_ids_by_profile(queryset.values("pk"))
     return {pk: tuple(sorted(ids)) for pk, ids in waived.items()}
 
 
@@ -79,13 +81,7 @@ def _rows(queryset, after: int):
 def _fingerprint(ruleset: RuleSet, release: VllmRelease | None, fleet: VllmRelease, waivers) -> str:
     """Everything a preview of all profiles depends on, read cheaply: when none of it moved, the last
     outcome is still exact (a profile edit moves ``updated_at``, a re-check ``computed_at``)."""
-    from django.db.models import Count, Max
-
-    from profiles.models import Profile
-
-    from ..models import Verdict
-
-    profiles = Profile.objects.aggregate(n=Count("pk"), last=Max("updated_at"), top=Max("pk"))
+    profiles = profile_model().objects.aggregate(n=Count("pk"), last=Max("updated_at"), top=Max("pk"))
     verdicts = Verdict.objects.aggregate(n=Count("pk"), last=Max("computed_at"))
     catalogs = sorted(VllmRelease.objects.values_list("pk", "catalog_sha256"))
     parts = (
@@ -106,16 +102,13 @@ def preview(
 ) -> dict[str, Any]:
     """Evaluate profiles under ``ruleset`` (default: current) and/or ``release`` (default: their own).
 
-    A preview of every profile is kept (per process) under a fingerprint of its inputs, so the publish
-    confirmation that follows an impact page, or a second look, does not evaluate the fleet again.
+    A preview of every profile is kept in the cache that web and workers share, under a fingerprint of its
+    inputs, so the publish confirmation that follows an impact page, or a second look, does not evaluate the
+    fleet again.
     """
-    from profiles.models import Profile
-
-    from . import fleet_release, ruleset_current
-
     ruleset = ruleset or ruleset_current()
     fleet = fleet_release()
-    queryset = profiles if profiles is not None else Profile.objects.all()
+    queryset = profiles if profiles is not None else profile_model().objects.all()
     waivers = _waivers(queryset)
     if profiles is not None:
         return _evaluate(ruleset, release, fleet, queryset, waivers)
@@ -135,13 +128,7 @@ def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease 
     """The full-fleet preview for a page: computed here for a small fleet, else from the shared cache, else
     scheduled on a worker (once) and None, so the page can say "evaluating" and poll instead of blocking.
     """
-    from django.conf import settings
-    from django.db import transaction
-
-    from profiles.models import Profile
-
-    from . import fleet_release, ruleset_current
-
+    Profile = profile_model()
     if Profile.objects.count() <= settings.PREVIEW_INLINE_PROFILES:
         return preview(ruleset=ruleset, release=release)
     ruleset = ruleset or ruleset_current()
@@ -149,19 +136,12 @@ def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease 
     key = _preview_key(ruleset, release, fleet, _waivers(Profile.objects.all()))
     outcome = cache.get(key)
     if outcome is None and cache.add(f"{key}:scheduled", True, COMPUTE_TIMEOUT):
-        from ..tasks import preview_task
-
-        release_id = release.pk if release else None
-        transaction.on_commit(lambda: preview_task.delay(ruleset.pk, release_id), robust=True)
+        enqueue("preview_task", ruleset.pk, release.pk if release else None)
     return outcome
 
 
 def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
-    from profiles.models import Profile
-    from profiles.services import profile_document
-
-    from ..engine import lint as engine_lint
-
+    Profile = profile_model()
     compiled = ruleset_compiled(ruleset)
     history = CatalogHistory()
     releases = {r.pk: r for r in VllmRelease.objects.all()}

@@ -20,8 +20,12 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from ..errors import DomainError
 from ..models import FleetSettings, Recheck, RuleSet, Verdict, VerdictChange, VllmRelease, Waiver
-from .errors import DomainError
+from ..selectors import fleet_release, ruleset_current, waived_rule_ids_by_profile
+from .alerts import alerts_create_for_change
+from .queue import enqueue
+from .verdicts import profile_check, verdict_record
 
 log = logging.getLogger(__name__)
 
@@ -38,20 +42,6 @@ CAUSE_DETAIL = {
     "waiver": "waiver granted, revoked or expired",
     "manual": "started by hand",
 }
-
-
-def _enqueue(task, *args) -> None:
-    """Send a task after commit; a broker outage is logged, never raised (the sweep recovers)."""
-
-    def send():
-        try:
-            task.delay(*args)
-        except Exception:
-            log.warning(
-                "could not enqueue %s%s; the periodic sweep will retry", task.name, args, exc_info=True
-            )
-
-    transaction.on_commit(send)
 
 
 def affected_verdicts(*, cause: str, release: VllmRelease | None = None):
@@ -95,16 +85,12 @@ def recheck_start(
     elif inline:
         transaction.on_commit(lambda: recheck_run_inline(recheck.pk))
     else:
-        from ..tasks import recheck_fan_out_task
-
-        _enqueue(recheck_fan_out_task, recheck.pk)
+        enqueue("recheck_fan_out_task", recheck.pk)
     return recheck
 
 
 def recheck_fan_out(recheck_id: int) -> int:
     """Enqueue one batch task per BATCH_SIZE marked verdicts (ids in order). Returns the number of batches."""
-    from ..tasks import recheck_batch_task
-
     now = timezone.now()
     updated = Recheck.objects.filter(pk=recheck_id, state__in=["pending", "running"]).update(
         state=Recheck.State.RUNNING, heartbeat_at=now
@@ -117,7 +103,7 @@ def recheck_fan_out(recheck_id: int) -> int:
     )
     batches = [ids[i : i + BATCH_SIZE] for i in range(0, len(ids), BATCH_SIZE)]
     for batch in batches:
-        recheck_batch_task.delay(recheck_id, batch)
+        enqueue("recheck_batch_task", recheck_id, batch, after_commit=False)
     if not ids:
         _finish(recheck_id)
     return len(batches)
@@ -133,12 +119,6 @@ class BatchResult:
 
 def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
     """Recompute the still-marked verdicts among ``profile_ids``; idempotent."""
-    from profiles.services import profile_check
-
-    from .alerts import alerts_create_for_change
-    from .releases import fleet_release
-    from .rulesets import ruleset_current
-
     result = BatchResult()
     recheck = Recheck.objects.filter(pk=recheck_id).first()
     if recheck is None:
@@ -152,8 +132,6 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
             .order_by("pk")
         )
         unchanged: list[int] = []
-        from ..selectors import waived_rule_ids_by_profile
-
         rows = list(rows)
         waivers = waived_rule_ids_by_profile([row.profile_id for row in rows])
         fleet, ruleset = fleet_release(), ruleset_current()
@@ -166,8 +144,6 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
             if _same_outcome(row, verdict):
                 unchanged.append(row.pk)
                 continue
-            from . import verdict_record
-
             change = verdict_record(
                 profile=profile,
                 verdict=verdict,
@@ -205,8 +181,6 @@ def _same_outcome(row: Verdict, verdict) -> bool:
 
 def _mark_current(verdict_ids: list[int]) -> None:
     """Unchanged outcome: only record what it was computed from (one UPDATE for the whole batch)."""
-    from . import ruleset_current
-
     ruleset = ruleset_current()
     fleet = FleetSettings.objects.select_related("default_release").first()
     rows = Verdict.objects.filter(pk__in=verdict_ids)
@@ -239,16 +213,12 @@ def _finish(recheck_id: int) -> bool:
         .update(state=Recheck.State.DONE, finished_at=timezone.now(), done=F("total"))
     )
     if finished:
-        from ..tasks import alerts_send_task
-
-        _enqueue(alerts_send_task, recheck_id)
+        enqueue("alerts_send_task", recheck_id)
     return bool(finished)
 
 
 def lagging_verdicts():
     """Verdicts computed from an older rule set, another release, or a re-imported catalog."""
-    from . import ruleset_current
-
     ruleset = ruleset_current()
     fleet = FleetSettings.objects.values_list("default_release_id", flat=True).first()
     stale_release = Q(profile__vllm_release__isnull=False) & (
@@ -265,8 +235,6 @@ def lagging_verdicts():
 
 def sweep() -> dict[str, int]:
     """Revive stalled re-checks, apply expired waivers, and re-check verdicts that lag behind."""
-    from ..tasks import recheck_fan_out_task
-
     revived = 0
     cutoff = timezone.now() - STALL_AFTER
     stalled = Recheck.objects.filter(state__in=["pending", "running"]).filter(
@@ -275,7 +243,7 @@ def sweep() -> dict[str, int]:
     for recheck_id in stalled.values_list("pk", flat=True):
         if Verdict.objects.filter(pending_recheck_id=recheck_id).exists():
             Recheck.objects.filter(pk=recheck_id).update(heartbeat_at=timezone.now())
-            _enqueue(recheck_fan_out_task, recheck_id)
+            enqueue("recheck_fan_out_task", recheck_id)
             revived += 1
         else:
             _finish(recheck_id)

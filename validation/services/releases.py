@@ -1,12 +1,10 @@
-"""vLLM releases, their argument catalogs and the fleet's default release."""
+"""vLLM releases and their argument catalogs: loading, importing, and the reports built on them."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,13 +14,12 @@ from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
 from ..engine.catalog import Catalog
-from ..engine.checks import HistoryIndex
 from ..engine.coverage import rule_coverage
 from ..engine.diff import diff_catalogs
+from ..errors import DomainError
 from ..models import FleetSettings, ReleaseCatalog, VllmRelease
-from .errors import DomainError, UnknownRelease
-
-logger = logging.getLogger(__name__)
+from ..selectors import catalog_for, release_get, ruleset_current
+from .rechecks import recheck_start
 
 CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalogs"
 # The releases the product knows even without a catalog (issue: 0.20.0 to 0.33.0, patch releases included).
@@ -30,13 +27,6 @@ KNOWN_RELEASES = (
     "0.20.0 0.20.1 0.20.2 0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 "
     "0.27.0 0.27.1 0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0"
 ).split()
-
-
-def release_get(version: str) -> VllmRelease:
-    release = VllmRelease.objects.filter(version=str(version).strip()).first()
-    if release is None:
-        raise UnknownRelease(str(version))
-    return release
 
 
 def release_ensure(*, version: str) -> VllmRelease:
@@ -84,70 +74,6 @@ def releases_load_builtin() -> list[VllmRelease]:
     return releases
 
 
-def fleet_release() -> VllmRelease:
-    fleet = FleetSettings.objects.select_related("default_release").first()
-    if fleet is None:
-        raise DomainError("no fleet default vLLM release is set; run `python manage.py migrate`")
-    return fleet.default_release
-
-
-_catalog_cache: dict[int, tuple[str, Catalog]] = {}
-_cache_lock = threading.Lock()
-
-
-def catalog_for(release: VllmRelease) -> Catalog | None:
-    if not release.catalog_sha256:
-        return None
-    cached = _catalog_cache.get(release.pk)
-    if cached and cached[0] == release.catalog_sha256:
-        return cached[1]
-    data = ReleaseCatalog.objects.values_list("data", flat=True).get(release_id=release.pk)
-    catalog = Catalog.from_dict(data)
-    with _cache_lock:
-        _catalog_cache[release.pk] = (release.catalog_sha256, catalog)
-    return catalog
-
-
-_history_cache: dict[frozenset[tuple[str, str]], HistoryIndex] = {}
-
-
-class CatalogHistory(Mapping[str, Catalog]):
-    """Every release's catalog, loaded on first use (only needed to explain an unknown argument).
-
-    The engine asks for :meth:`history_index`, built once per set of (release, catalog digest) and shared by
-    every request of the process until a catalog changes."""
-
-    def __init__(self) -> None:
-        self._data: dict[str, Catalog] | None = None
-
-    def _load(self) -> dict[str, Catalog]:
-        if self._data is None:
-            releases = VllmRelease.objects.exclude(catalog_sha256="")
-            self._data = {r.version: c for r in releases if (c := catalog_for(r)) is not None}
-        return self._data
-
-    def __getitem__(self, key: str) -> Catalog:
-        return self._load()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._load())
-
-    def __len__(self) -> int:
-        return len(self._load())
-
-    def history_index(self) -> HistoryIndex:
-        key = frozenset(
-            VllmRelease.objects.exclude(catalog_sha256="").values_list("version", "catalog_sha256")
-        )
-        index = _history_cache.get(key)
-        if index is None:
-            index = HistoryIndex(self._load())
-            with _cache_lock:
-                _history_cache.clear()  # only the current set of catalogs is ever asked for again
-                _history_cache[key] = index
-        return index
-
-
 # ---- import, inspection, diff and rule coverage of releases
 
 
@@ -193,13 +119,7 @@ def release_import(*, version: str, catalog: dict[str, Any]) -> ReleaseImport:
 
 
 def _recheck_release(release_pk: int) -> None:
-    from . import rechecks
-
-    start = getattr(rechecks, "recheck_start", None)
-    if start is None:  # the re-check service of this code base does not offer it: nothing to start
-        logger.warning("vLLM release %s changed but no re-check service is available", release_pk)
-        return
-    start(cause="release", release=VllmRelease.objects.get(pk=release_pk), actor=None)
+    recheck_start(cause="release", release=VllmRelease.objects.get(pk=release_pk), actor=None)
 
 
 def _catalog_data(release: VllmRelease) -> dict[str, Any]:
@@ -243,8 +163,6 @@ def release_diff(*, old: str, new: str) -> dict[str, Any]:
 
 def release_coverage(*, version: str, ruleset=None) -> dict[str, Any]:
     """Which raise-sites of the release's config code the current (or given) rule set checks."""
-    from .rulesets import ruleset_current
-
     catalog = _release_catalog(version)
     ruleset = ruleset or ruleset_current()
     rules = [

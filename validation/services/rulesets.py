@@ -1,8 +1,12 @@
-"""Rule sets: versions of the rules, compiled once per version for the engine."""
+"""Rule sets: loading the built-in pack, drafts and their rules, publishing, comparing, importing records.
+
+Reading a rule set (the current one, as a pack, compiled for the engine) is in ``validation.selectors``.
+"""
 
 from __future__ import annotations
 
-import threading
+import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,42 +14,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ..engine.rules import CompiledRuleSet, compile_ruleset, load_pack
-from ..models import Rule, RuleSet
-from .errors import DomainError
+from ..engine.rules import check_rule, compile_expression, compile_ruleset, load_pack
+from ..engine.types import RuleCompileError
+from ..errors import DomainError
+from ..models import RULE_FIELDS, Rule, RuleSet
+from ..selectors import ruleset_current, ruleset_pack
+from .rechecks import recheck_start
 
 BUILTIN_PACK = Path(__file__).resolve().parents[1] / "rulepacks" / "builtin.yaml"
-_cache_lock = threading.Lock()
-
-RULE_FIELDS = (
-    "title category severity message when versions kinds fields needs solutions tips tags example_fix docs "
-    "source error_class fix enabled"
-).split()
-
-
-def ruleset_current() -> RuleSet:
-    ruleset = RuleSet.objects.filter(status=RuleSet.Status.PUBLISHED).order_by("-number").first()
-    if ruleset is None:
-        raise DomainError("no published rule set; run `python manage.py migrate`")
-    return ruleset
-
-
-def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
-    """The rule set as a pack dict (the engine's input and the YAML export)."""
-    rules = []
-    for rule in ruleset.rules.all().order_by("position", "id"):
-        data: dict[str, Any] = {"id": rule.rule_id}
-        for name in RULE_FIELDS:
-            value = getattr(rule, name)
-            if value not in (None, "", []) or name == "enabled":
-                data[name] = value
-        rules.append(data)
-    return {
-        "pack": f"ruleset-{ruleset.number}",
-        "defaults": ruleset.defaults,
-        "derived": ruleset.derived,
-        "rules": rules,
-    }
 
 
 @transaction.atomic
@@ -103,24 +79,6 @@ def ruleset_load_builtin() -> RuleSet | None:
     return ruleset_create_from_pack(pack=load_pack(BUILTIN_PACK), publish=True, notes="built-in rule pack")
 
 
-_compiled_cache: dict[int, tuple[Any, CompiledRuleSet]] = {}
-
-
-def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
-    """Compile once per rule set version (drafts: once per edit)."""
-    key = ruleset.updated_at
-    cached = _compiled_cache.get(ruleset.pk)
-    if cached and cached[0] == key:
-        return cached[1]
-    pack = ruleset_pack(ruleset)
-    # Imported records wait for a person to write their condition; until then they cannot run.
-    pack["rules"] = [r for r in pack["rules"] if r.get("when")]
-    compiled = compile_ruleset(pack, version_id=ruleset.number)
-    with _cache_lock:
-        _compiled_cache[ruleset.pk] = (key, compiled)
-    return compiled
-
-
 # --- drafts, publishing, comparing ----------------------------------------------------------------------
 
 
@@ -150,8 +108,6 @@ def ruleset_draft_create(*, actor, based_on: RuleSet | None = None, notes: str =
 
 
 def _rule_error(exc: Exception) -> DomainError:
-    from ..engine.types import RuleCompileError
-
     if isinstance(exc, RuleCompileError):
         return DomainError(f"rule {exc.rule_id!r}: {exc.field_name}: {exc.detail}", field=exc.field_name)
     return DomainError(str(exc))
@@ -160,9 +116,6 @@ def _rule_error(exc: Exception) -> DomainError:
 @transaction.atomic
 def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
     """Add or change one rule of a draft. The rule's structure is checked and its CEL compiled first."""
-    from ..engine.rules import check_rule, compile_expression
-    from ..engine.types import RuleCompileError
-
     _require_draft(ruleset)
     raw = {k: v for k, v in data.items() if v is not None}
     existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
@@ -202,8 +155,6 @@ def rule_delete(*, ruleset: RuleSet, rule_id: str) -> None:
 @transaction.atomic
 def ruleset_publish(*, ruleset: RuleSet, actor=None):
     """Make a draft current and immutable, then re-check every profile (enqueued on commit)."""
-    from .rechecks import recheck_start
-
     ruleset = RuleSet.objects.select_for_update().get(pk=ruleset.pk)
     _require_draft(ruleset)
     missing = list(ruleset.rules.filter(when="", enabled=True).values_list("rule_id", flat=True))
@@ -265,9 +216,6 @@ def ruleset_import_records(*, ruleset: RuleSet, text: str) -> list[Rule]:
     The records' Python snippets (validationCode, typeGuard) are documentation for the person who writes the
     CEL condition; they are never run. Imported rules are disabled until their condition is written.
     """
-    import json
-    import re
-
     _require_draft(ruleset)
     created = []
     for number, line in enumerate(text.splitlines(), start=1):

@@ -1,4 +1,7 @@
-"""Validating documents and recording verdicts and their history."""
+"""A profile's document, its validation, and recording its verdict and history.
+
+Every save (``profiles.services``), re-check batch and preview builds the document and validates it here.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,30 @@ from typing import Any
 
 from ..engine import lint as engine_lint
 from ..engine.types import EngineError, Finding, Verdict
+from ..errors import DomainError
 from ..models import RuleSet, VerdictChange, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord
-from .errors import DomainError
-from .releases import CatalogHistory, catalog_for
-from .rulesets import ruleset_compiled, ruleset_current
+from ..selectors import CatalogHistory, catalog_for, fleet_release, ruleset_compiled, ruleset_current
+
+
+def effective_release(profile) -> VllmRelease:
+    """The release a profile targets: its own, or the fleet's default when it follows the fleet."""
+    return profile.vllm_release or fleet_release()
+
+
+def profile_document(profile, *, release: VllmRelease | None = None) -> dict[str, Any]:
+    """The engine's document of a profile (saved or not) on ``release`` (default: its effective release)."""
+    release = release or effective_release(profile)
+    return engine_lint.build_document(
+        kind=profile.kind,
+        version=release.version,
+        model_name=profile.model_name,
+        args=profile.engine_args,
+        env=profile.env,
+        hardware=profile.hardware,
+        model_architecture=profile.model_architecture or None,
+        model_config=profile.model_config,
+    )
 
 
 def document_validate(
@@ -32,6 +54,15 @@ def document_validate(
         )
     except EngineError as exc:
         raise DomainError(str(exc)) from exc
+
+
+def profile_check(profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verdict, VllmRelease]:
+    """Validate a profile as it stands. Re-check batches pass ``fleet`` and ``ruleset`` looked up once."""
+    release = profile.vllm_release or fleet or fleet_release()
+    verdict = document_validate(
+        profile_document(profile, release=release), release=release, ruleset=ruleset, waived=waived
+    )
+    return verdict, release
 
 
 def verdict_record(

@@ -7,17 +7,16 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from ..errors import DomainError
 from ..models import Recheck, Verdict, Waiver
-from .errors import DomainError
 from .rechecks import recheck_start
 
 
-def _can_waive(actor, profile) -> bool:
-    from profiles.models import TeamMembership
-
-    if actor.is_staff or actor.is_superuser:
+def user_can_waive(user, profile) -> bool:
+    """Staff, and the admins of the profile's team."""
+    if user.is_staff or user.is_superuser:
         return True
-    return TeamMembership.objects.filter(team_id=profile.team_id, user=actor, role="admin").exists()
+    return user.memberships.filter(team_id=profile.team_id, role="admin").exists()
 
 
 def _recheck_now(profile) -> Recheck:
@@ -27,7 +26,7 @@ def _recheck_now(profile) -> Recheck:
 
 @transaction.atomic
 def waiver_grant(*, actor, profile, rule_id: str, reason: str, expires_at: datetime) -> Waiver:
-    if not _can_waive(actor, profile):
+    if not user_can_waive(actor, profile):
         raise DomainError("only the team's admins or staff may grant waivers", code="permission")
     if not reason.strip():
         raise DomainError("a waiver needs a reason", field="reason")
@@ -42,7 +41,7 @@ def waiver_grant(*, actor, profile, rule_id: str, reason: str, expires_at: datet
 
 @transaction.atomic
 def waiver_revoke(*, actor, waiver: Waiver) -> Waiver:
-    if not _can_waive(actor, waiver.profile):
+    if not user_can_waive(actor, waiver.profile):
         raise DomainError("only the team's admins or staff may revoke waivers", code="permission")
     waiver.revoked_at = timezone.now()
     waiver.expiry_applied = True

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand
 from packaging.version import InvalidVersion, Version
 
 from validation.catalog_builder import CATALOG_DIR, extract, fetch_wheel, write_catalog
-from validation.services import DomainError
+from validation.errors import DomainError
 from validation.services.releases import release_import
 
 from ._release_cli import fail

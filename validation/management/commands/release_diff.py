@@ -7,7 +7,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from validation.engine.diff import render_diff_text
-from validation.services import DomainError
+from validation.errors import DomainError
 from validation.services.releases import release_diff
 
 from ._release_cli import fail

@@ -9,7 +9,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from validation.engine.coverage import render_coverage_text
-from validation.services import DomainError
+from validation.errors import DomainError
 from validation.services.releases import release_coverage
 
 from ._release_cli import fail

@@ -11,8 +11,9 @@ import textwrap
 
 from django.core.management.base import BaseCommand
 
-from validation.services import DomainError
-from validation.services.releases import release_catalog_document, release_get
+from validation.errors import DomainError
+from validation.selectors import release_get
+from validation.services.releases import release_catalog_document
 
 from ._release_cli import fail
 

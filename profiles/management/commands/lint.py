@@ -14,7 +14,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from profiles import services as profile_services
-from validation.services import DomainError, UnknownRelease
+from validation.errors import DomainError, UnknownRelease
 
 
 class Command(BaseCommand):

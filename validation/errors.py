@@ -1,8 +1,11 @@
-"""Domain errors: a user caused them and can fix them; the API turns them into 400s naming the field."""
+"""Domain errors: a user caused them and can fix them; the API turns them into 400s naming the field.
+
+Below services and selectors (both raise them), beside the models.
+"""
 
 from __future__ import annotations
 
-from ..models import VllmRelease
+from .models import VllmRelease
 
 
 class DomainError(Exception):
