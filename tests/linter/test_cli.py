@@ -1,0 +1,107 @@
+"""`vllm-profiles-lint`: files and directories in, findings with file, line and column out; no server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import jsonschema
+
+from .conftest import HERE, ROOT, run_lint
+
+MANIFESTS = HERE / "manifests"
+
+
+def test_directory_of_manifests_text_report_and_exit_1():
+    proc = run_lint(str(MANIFESTS.relative_to(ROOT)))
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    # the Deployment runs vLLM 0.31.0 (image tag): refused with vLLM's words, at the flag's line
+    assert (
+        "tests/linter/manifests/teacher-deployment.yaml:20:15: error [vllm] sampling-replay-no-speculative: "
+        "sampling distribution replay does not support speculative decoding"
+    ) in out
+    # both model specs of the production-stack values are checked, on 0.33.0 (their tag)
+    assert "(production-stack values, modelSpec llama3): vLLM 0.33.0: INVALID" in out
+    assert "(production-stack values, modelSpec mistral): vLLM 0.33.0: valid" in out
+    assert "stack-values.yaml:17:21: error [vllm] max-batched-tokens-ge-max-num-seqs" in out
+    # the command file's release comes from its comment; other YAML met in the walk is left alone
+    assert "tests/linter/manifests/serve.sh: vLLM 0.33.0: valid" in out
+    assert "workflow.yaml" not in out and "not-vllm.yaml" not in out
+
+
+def test_sarif_report_is_valid_sarif_2_1_0(sarif_schema):
+    proc = run_lint("--format", "sarif", str(MANIFESTS.relative_to(ROOT)))
+    assert proc.returncode == 1, proc.stderr
+    log = json.loads(proc.stdout)
+    jsonschema.validate(log, sarif_schema)
+    results = log["runs"][0]["results"]
+    replay = next(r for r in results if r["ruleId"] == "sampling-replay-no-speculative")
+    assert replay["level"] == "error"
+    assert replay["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "tests/linter/manifests/teacher-deployment.yaml"},
+        "region": {"startLine": 20, "startColumn": 15},
+    }
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[replay["ruleIndex"]]["id"] == "sampling-replay-no-speculative"
+
+
+def test_github_annotations():
+    proc = run_lint("--format", "github", str((MANIFESTS / "teacher-deployment.yaml").relative_to(ROOT)))
+    assert proc.returncode == 1
+    assert (
+        "::error file=tests/linter/manifests/teacher-deployment.yaml,line=20,col=15,"
+        "title=sampling-replay-no-speculative (vLLM 0.31.0)::sampling distribution replay does not support "
+        "speculative decoding"
+    ) in proc.stdout.splitlines()
+
+
+def test_version_flag_overrides_the_image_tag_and_json_report(tmp_path):
+    proc = run_lint(
+        "--vllm-version", "0.32.0", "--format", "json", str(MANIFESTS / "teacher-deployment.yaml")
+    )
+    report = json.loads(proc.stdout)
+    (profile,) = report["files"][0]["profiles"]
+    assert profile["vllm_version"] == "0.32.0"
+    assert profile["valid"] is True and proc.returncode == 0  # 0.32.0 allows ngram with replay
+    assert report["valid"] is True
+
+
+def test_exit_codes_for_valid_unparsable_and_unknown_release(tmp_path):
+    good = tmp_path / "good.sh"
+    good.write_text("vllm serve facebook/opt-125m --max-num-seqs 8\n")
+    assert run_lint("--vllm-version", "0.33.0", str(good)).returncode == 0
+    bad = tmp_path / "bad.sh"
+    bad.write_text("vllm serve m --max-num-seqs 'unclosed\n")
+    proc = run_lint(str(bad))
+    assert proc.returncode == 2
+    assert f"{bad}:" in proc.stdout and "cannot parse" in proc.stdout
+    proc = run_lint("--vllm-version", "0.99.0", str(good))
+    assert proc.returncode == 2 and "unknown vLLM release '0.99.0'" in proc.stdout
+
+
+def test_standard_input_and_typo_suggestion():
+    proc = run_lint("--vllm-version", "0.33.0", "-", stdin="vllm serve m --tensor-paralel-size 2\n")
+    assert proc.returncode == 1
+    assert "--tensor-parallel-size" in proc.stdout
+
+
+def test_pre_commit_mode_skips_named_files_that_are_no_profile():
+    named = [str(MANIFESTS / "ci" / "workflow.yaml"), str(MANIFESTS / "serve.sh")]
+    assert run_lint("--skip-other-files", *named).returncode == 0
+    # named without the flag, a non-vLLM YAML is read as a vLLM config, which it cannot be
+    proc = run_lint(named[0])
+    assert proc.returncode == 2
+    assert "workflow.yaml:1:1: cannot parse: key True: config key True is not a string" in proc.stdout
+
+
+def test_linter_needs_no_django():
+    code = (
+        "import sys; from validation.linter import main; "
+        f"rc = main(['--format', 'json', {str(MANIFESTS / 'stack-values.yaml')!r}]); "
+        "assert 'django' not in sys.modules, 'django imported'; sys.exit(rc)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["files"][0]["profiles"][0]["valid"] is False

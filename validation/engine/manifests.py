@@ -1,0 +1,645 @@
+"""vLLM servers described by Kubernetes manifests and Helm values, as profiles the engine can check.
+
+Reads (multi-document) YAML and finds every container that runs vLLM:
+
+- pod templates of Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Pod and LeaderWorkerSet
+  (leader and worker templates), and KServe ServingRuntime / ClusterServingRuntime / InferenceService
+  containers;
+- the vLLM production-stack Helm chart's values (``servingEngineSpec.modelSpec[]``), turned into the command
+  line the chart's ``deployment-vllm-multi.yaml`` template renders.
+
+A container runs vLLM when its command and args (after Kubernetes' ``$(VAR)`` expansion, and inside an
+``sh -c`` script) are ``vllm serve ...`` or ``python -m vllm.entrypoints.openai.api_server ...``, or when it
+has no command and its image is ``vllm/vllm-openai`` (whose entrypoint is ``vllm serve``).
+
+Each workload remembers where it came from (document, object, container, line and column) and what could not
+be mapped (a secret's value, an undefined ``$(VAR)``, a KServe model server that is not vLLM): those are notes
+the caller reports as findings, never silently dropped. Plain Python: no Django.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .types import ParseError
+
+POD_TEMPLATE_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
+KSERVE_RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+MAX_NODES = (
+    200_000  # YAML nodes visited per file: aliases can expand a small file enormously ("billion laughs")
+)
+
+_VAR_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+_SHELL_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+)(?:$|[-+])")
+_VERSION_COMMENT = re.compile(r"^\s*#\s*vllm[-_ ]version\s*[:=]\s*v?(\d+\.\d+\.\d+)\s*$", re.I | re.M)
+_API_SERVER = "vllm.entrypoints.openai.api_server"
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
+_SHELL_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something in the manifest that could not be mapped onto the profile, and where it is."""
+
+    message: str
+    line: int
+    column: int
+    severity: str = "warning"
+
+
+@dataclass
+class Workload:
+    """One vLLM server found in a manifest: the profile to check, and where each part came from."""
+
+    source: str  # "Deployment/team-a/teacher, container vllm"
+    document: int  # 0-based index of the YAML document in the file
+    line: int  # 1-based position of the container (or the modelSpec entry)
+    column: int
+    command: str  # a `vllm serve ...` command line (shell-quoted)
+    env: dict[str, str] = field(default_factory=dict)
+    vllm_version: str | None = None  # from the image tag
+    image: str | None = None
+    hardware: dict[str, Any] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+    token_positions: list[tuple[str, int, int]] = field(default_factory=list)  # (argv word, line, column)
+
+    def position_of(self, flags: tuple[str, ...]) -> tuple[int, int]:
+        """Line and column of the first argv word that is one of ``flags`` (or ``--flag=...``)."""
+        for word, line, column in self.token_positions:
+            head = word.split("=", 1)[0]
+            if head in flags:
+                return line, column
+        return self.line, self.column
+
+
+# ----------------------------------------------------------------------------- YAML with positions
+
+
+class _Map(dict):
+    line = 1
+    column = 1
+    key_pos: dict[str, tuple[int, int]]
+
+
+class _Seq(list):
+    line = 1
+    column = 1
+    item_pos: list[tuple[int, int]]
+
+
+def _pos(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _plain(node: yaml.Node, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        line, _ = _pos(node)
+        raise ParseError(
+            f"more than {MAX_NODES} YAML nodes (aliases expanding without bound?)", where=f"line {line}"
+        )
+    if isinstance(node, yaml.MappingNode):
+        out = _Map()
+        out.line, out.column = _pos(node)
+        out.key_pos = {}
+        for key_node, value_node in node.value:
+            key = _plain(key_node, budget)
+            if isinstance(key, (dict, list)):
+                raise ParseError("a mapping key must be a scalar", where=f"line {_pos(key_node)[0]}")
+            out[key] = _plain(value_node, budget)
+            out.key_pos[str(key)] = _pos(value_node)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        out = _Seq()
+        out.line, out.column = _pos(node)
+        out.item_pos = []
+        for item in node.value:
+            out.append(_plain(item, budget))
+            out.item_pos.append(_pos(item))
+        return out
+    return _scalar(node)
+
+
+_SCALAR_LOADER = yaml.SafeLoader("")
+
+
+def _scalar(node: yaml.ScalarNode) -> Any:
+    return _SCALAR_LOADER.construct_scalar(node) if node.tag == "tag:yaml.org,2002:str" else _resolve(node)
+
+
+def _resolve(node: yaml.ScalarNode) -> Any:
+    constructor = _SCALAR_LOADER.yaml_constructors.get(node.tag)
+    if constructor is None:
+        return node.value
+    return constructor(_SCALAR_LOADER, node)
+
+
+def load_documents(text: str) -> list[Any]:
+    """Every YAML document of ``text`` as dicts and lists that know their line and column."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        nodes = list(yaml.compose_all(text, Loader=loader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ParseError(f"not valid YAML: {problem}", where=where) from exc
+    budget = [MAX_NODES]
+    return [_plain(node, budget) if node is not None else None for node in nodes]
+
+
+def looks_like_manifest(text: str) -> bool:
+    """Whether ``text`` is Kubernetes YAML or production-stack Helm values rather than a vLLM config file."""
+    try:
+        docs = load_documents(text)
+    except ParseError:
+        return False
+    return any(isinstance(d, dict) and (_is_k8s_object(d) or _is_stack_values(d)) for d in docs)
+
+
+def _is_k8s_object(doc: dict) -> bool:
+    return isinstance(doc.get("apiVersion"), str) and isinstance(doc.get("kind"), str)
+
+
+def _is_stack_values(doc: dict) -> bool:
+    spec = doc.get("servingEngineSpec")
+    return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
+
+
+# ----------------------------------------------------------------------------- finding vLLM containers
+
+
+def extract(text: str) -> list[Workload]:
+    """Every vLLM server described by the manifests or Helm values in ``text``."""
+    out: list[Workload] = []
+    for index, doc in enumerate(load_documents(text)):
+        if not isinstance(doc, dict):
+            continue
+        if _is_stack_values(doc):
+            out.extend(_stack_values(doc, index))
+        elif _is_k8s_object(doc):
+            out.extend(_k8s_object(doc, index))
+        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            for item in doc["items"]:
+                if isinstance(item, dict) and _is_k8s_object(item):
+                    out.extend(_k8s_object(item, index))
+    return out
+
+
+def release_from_comment(text: str) -> str | None:
+    """A ``# vllm-version: 0.33.0`` comment anywhere in the file."""
+    match = _VERSION_COMMENT.search(text)
+    return match.group(1) if match else None
+
+
+def release_from_image(image: str | None) -> str | None:
+    """``vllm/vllm-openai:v0.33.0`` -> ``0.33.0``; None when the tag names no release (``latest``)."""
+    if not image or "@" in image:
+        return None
+    name, _, tag = image.rpartition(":")
+    if not name or "/" in tag or "vllm" not in name.lower():
+        return None
+    match = _VERSION_TAG.match(tag)
+    return match.group(1) if match else None
+
+
+def _object_name(doc: dict) -> str:
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    parts = [str(doc.get("kind"))]
+    if meta.get("namespace"):
+        parts.append(str(meta["namespace"]))
+    parts.append(str(meta.get("name") or "(unnamed)"))
+    return "/".join(parts)
+
+
+def _get(mapping: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(mapping, dict):
+            return None
+        mapping = mapping.get(key)
+    return mapping
+
+
+def _k8s_object(doc: dict, index: int) -> list[Workload]:
+    kind = doc["kind"]
+    name = _object_name(doc)
+    templates: list[tuple[str, Any, int]] = []  # (label, pod spec, nodes)
+    if kind in POD_TEMPLATE_KINDS:
+        templates.append(("", _get(doc, "spec", "template", "spec"), 1))
+    elif kind == "CronJob":
+        templates.append(("", _get(doc, "spec", "jobTemplate", "spec", "template", "spec"), 1))
+    elif kind == "Pod":
+        templates.append(("", doc.get("spec"), 1))
+    elif kind == "LeaderWorkerSet":
+        lws = _get(doc, "spec", "leaderWorkerTemplate") or {}
+        size = lws.get("size") if isinstance(lws.get("size"), int) else 1
+        if isinstance(lws.get("leaderTemplate"), dict):
+            templates.append(("leader ", _get(lws, "leaderTemplate", "spec"), size))
+        templates.append(
+            ("worker " if lws.get("leaderTemplate") else "", _get(lws, "workerTemplate", "spec"), size)
+        )
+    elif kind in KSERVE_RUNTIME_KINDS:
+        templates.append(("", doc.get("spec"), 1))
+    elif kind == "InferenceService":
+        return _inference_service(doc, index, name)
+    out = []
+    for label, pod_spec, nodes in templates:
+        if not isinstance(pod_spec, dict):
+            continue
+        for container in pod_spec.get("containers") or []:
+            if isinstance(container, dict):
+                workload = _container(container, index=index, owner=name, label=label, nodes=nodes)
+                if workload is not None:
+                    out.append(workload)
+    return out
+
+
+def _inference_service(doc: dict, index: int, name: str) -> list[Workload]:
+    predictor = _get(doc, "spec", "predictor") or {}
+    out = []
+    for container in predictor.get("containers") or []:
+        if isinstance(container, dict):
+            workload = _container(container, index=index, owner=name, label="", nodes=1)
+            if workload is not None:
+                out.append(workload)
+    model = predictor.get("model")
+    if isinstance(model, dict) and not out:
+        runtime = model.get("runtime") or _get(model, "modelFormat", "name") or "?"
+        workload = _container(
+            {**model, "name": "kserve-container"}, index=index, owner=name, label="", nodes=1, force=False
+        )
+        if workload is not None:
+            out.append(workload)
+        else:
+            line, column = getattr(model, "line", 1), getattr(model, "column", 1)
+            out.append(
+                Workload(
+                    source=f"{name}, predictor model (runtime {runtime})",
+                    document=index,
+                    line=line,
+                    column=column,
+                    command="",
+                    notes=[
+                        Note(
+                            f"{name}: the predictor's model server (runtime {runtime}) is not `vllm serve`: "
+                            "its own flags are not vLLM's, so it is not checked; put vLLM's arguments in a "
+                            "container that runs `vllm serve`",
+                            line,
+                            column,
+                            "info",
+                        )
+                    ],
+                )
+            )
+    return out
+
+
+def _container(
+    container: dict, *, index: int, owner: str, label: str, nodes: int, force: bool = False
+) -> Workload | None:
+    image = container.get("image") if isinstance(container.get("image"), str) else None
+    env, notes = _container_env(container, owner)
+    argv, positions = _argv(container, "command"), _positions(container, "command")
+    args, arg_positions = _argv(container, "args"), _positions(container, "args")
+    if not argv and image and _is_vllm_image(image):
+        argv, positions = ["vllm", "serve"], [(container.line, container.column)] * 2
+    words = argv + args
+    word_pos = positions + arg_positions
+    words, undefined = _expand_k8s_refs(words, env)
+    line, column = getattr(container, "line", 1), getattr(container, "column", 1)
+    for var in undefined:
+        notes.append(
+            Note(
+                f"$({var}) is not defined in the container's env: Kubernetes passes it to vLLM literally",
+                line,
+                column,
+            )
+        )
+    located = _vllm_invocation(words, word_pos, env)
+    if located is None:
+        return None
+    argv_out, pos_out, script_note = located
+    if script_note:
+        notes.append(Note(script_note, line, column, "info"))
+    hardware = _gpus(container)
+    if nodes > 1:
+        hardware["nodes"] = nodes
+    cname = container.get("name") or "(unnamed)"
+    return Workload(
+        source=f"{owner}, {label}container {cname}",
+        document=index,
+        line=line,
+        column=column,
+        command=shlex.join(argv_out),
+        env=env,
+        vllm_version=release_from_image(image),
+        image=image,
+        hardware=hardware,
+        notes=notes,
+        token_positions=[(w, ln, col) for w, (ln, col) in zip(argv_out, pos_out, strict=False)],
+    )
+
+
+def _is_vllm_image(image: str) -> bool:
+    name = image.split("@", 1)[0]
+    if ":" in name.rsplit("/", 1)[-1]:
+        name = name.rsplit(":", 1)[0]
+    return name.rsplit("/", 1)[-1] in ("vllm-openai", "vllm-openai-rocm", "vllm-tpu", "vllm-cpu")
+
+
+def _argv(container: dict, key: str) -> list[str]:
+    value = container.get(key)
+    if not isinstance(value, list):
+        return []
+    return ["" if item is None else str(item) for item in value]
+
+
+def _positions(container: dict, key: str) -> list[tuple[int, int]]:
+    value = container.get(key)
+    if isinstance(value, _Seq):
+        return list(value.item_pos)
+    return []
+
+
+def _container_env(container: dict, owner: str) -> tuple[dict[str, str], list[Note]]:
+    env: dict[str, str] = {}
+    notes: list[Note] = []
+    items = container.get("env")
+    if not isinstance(items, list):
+        return env, notes
+    for position, item in zip(getattr(items, "item_pos", []), items, strict=False):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        if "value" in item:
+            value = item.get("value")
+            env[item["name"]] = "" if value is None else str(value)
+        elif "valueFrom" in item:
+            source = (
+                next(iter(item["valueFrom"]), "valueFrom") if isinstance(item["valueFrom"], dict) else "?"
+            )
+            if item["name"].startswith("VLLM_"):
+                notes.append(
+                    Note(
+                        f"env {item['name']} comes from a {source}: its value is not in the manifest, so the "
+                        "checks that read it cannot be verified",
+                        position[0],
+                        position[1],
+                        "info",
+                    )
+                )
+    if container.get("envFrom"):
+        line, column = container.key_pos.get("envFrom", (container.line, container.column))
+        notes.append(
+            Note(
+                f"{owner}: envFrom (ConfigMaps or Secrets) is not read; "
+                "VLLM_* variables set there are not checked",
+                line,
+                column,
+                "info",
+            )
+        )
+    return env, notes
+
+
+def _expand_k8s_refs(words: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Kubernetes' ``$(VAR)`` expansion of command and args (``$$`` escapes, undefined refs stay)."""
+    undefined: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name = match.group(1)
+        if name in env:
+            return env[name]
+        undefined.append(name)
+        return match.group(0)
+
+    return [_VAR_REF.sub(replace, word) for word in words], undefined
+
+
+def _vllm_invocation(
+    words: list[str], positions: list[tuple[int, int]], env: dict[str, str]
+) -> tuple[list[str], list[tuple[int, int]], str | None] | None:
+    """The vLLM argv inside ``words``: directly, or inside an ``sh -c`` script."""
+    start = _vllm_start(words)
+    if start is not None:
+        pos = positions[start:] + [positions[-1] if positions else (1, 1)] * max(
+            0, len(words) - len(positions)
+        )
+        return words[start:], pos[: len(words) - start], None
+    if words and words[0].rsplit("/", 1)[-1] in _SHELLS and "-c" in words[:3]:
+        at = words.index("-c")
+        if at + 1 < len(words):
+            script_pos = positions[at + 1] if at + 1 < len(positions) else (1, 1)
+            found = _from_script(words[at + 1], env)
+            if found is not None:
+                argv, note = found
+                return argv, [script_pos] * len(argv), note
+    return None
+
+
+def _vllm_start(words: list[str]) -> int | None:
+    for i, word in enumerate(words):
+        base = word.rsplit("/", 1)[-1]
+        if base == "vllm" and i + 1 < len(words) and words[i + 1] == "serve":
+            return i
+        if re.fullmatch(r"python(\d+(\.\d+)?)?", base) and words[i + 1 : i + 3] == ["-m", _API_SERVER]:
+            return i
+    return None
+
+
+def _from_script(script: str, env: dict[str, str]) -> tuple[list[str], str | None] | None:
+    """The ``vllm serve`` command of a shell script (``exec`` and env prefixes dropped, ``$VAR`` filled)."""
+    lexer = shlex.shlex(script.replace("\\\n", " "), posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        tokens = list(lexer)
+    except ValueError as exc:
+        raise ParseError(f"the container's shell script cannot be split: {exc}", where="sh -c") from exc
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in _SHELL_SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    for command in commands:
+        start = _vllm_start(command)
+        if start is None:
+            continue
+        local_env = dict(env)
+        for word in command[:start]:
+            name, sep, value = word.partition("=")
+            if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                local_env[name] = value
+        unknown: list[str] = []
+
+        def fill(
+            match: re.Match[str], known: dict[str, str] = local_env, missing: list[str] = unknown
+        ) -> str:
+            name = match.group(1) or match.group(2)
+            if name in known:
+                return known[name]
+            missing.append(name)
+            return match.group(0)
+
+        argv = [_SHELL_VAR.sub(fill, word) for word in command[start:]]
+        note = None
+        if unknown:
+            note = "shell variables not set in the container's env were left as written: " + ", ".join(
+                f"${name}" for name in dict.fromkeys(unknown)
+            )
+        return argv, note
+    return None
+
+
+def _gpus(container: dict) -> dict[str, Any]:
+    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    for section in ("limits", "requests"):
+        block = resources.get(section) if isinstance(resources.get(section), dict) else {}
+        for resource in GPU_RESOURCES:
+            value = block.get(resource)
+            if value is not None:
+                try:
+                    return {"gpus_per_node": int(str(value))}
+                except ValueError:
+                    return {}
+    return {}
+
+
+# ----------------------------------------------------------------------------- production-stack Helm values
+
+# vllmConfig keys the chart's template turns into flags (helm/templates/deployment-vllm-multi.yaml).
+_STACK_VALUE_FLAGS = (
+    ("maxModelLen", "--max-model-len"),
+    ("dtype", "--dtype"),
+    ("tensorParallelSize", "--tensor-parallel-size"),
+    ("maxNumSeqs", "--max-num-seqs"),
+    ("gpuMemoryUtilization", "--gpu-memory-utilization"),
+    ("maxLoras", "--max-loras"),
+)
+_STACK_KNOWN = {
+    "enableChunkedPrefill",
+    "enablePrefixCaching",
+    "extraArgs",
+    "v0",
+    "prometheusMultiprocDir",
+    *(key for key, _ in _STACK_VALUE_FLAGS),
+}
+
+
+def _stack_values(doc: dict, index: int) -> list[Workload]:
+    out = []
+    specs = doc["servingEngineSpec"]["modelSpec"]
+    for spec, (line, column) in zip(specs, getattr(specs, "item_pos", []), strict=False):
+        if isinstance(spec, dict):
+            out.append(_stack_model(spec, index, line, column))
+    return out
+
+
+def _stack_model(spec: dict, index: int, line: int, column: int) -> Workload:
+    name = spec.get("name") or "(unnamed)"
+    notes: list[Note] = []
+    argv: list[tuple[str, tuple[int, int]]] = []  # (word, where it comes from in the values file)
+
+    def add(*words: str, at: tuple[int, int] = (line, column)) -> None:
+        argv.extend((word, at) for word in words)
+
+    def key_at(mapping: dict, key: str) -> tuple[int, int]:
+        return getattr(mapping, "key_pos", {}).get(key, (line, column))
+
+    add("vllm", "serve")
+    add(str(spec.get("modelURL") or ""), at=key_at(spec, "modelURL"))
+    if not spec.get("modelURL"):
+        notes.append(
+            Note(f"modelSpec {name}: modelURL is missing (the chart requires it)", line, column, "error")
+        )
+    if spec.get("enableLoRA"):
+        add("--enable-lora", at=key_at(spec, "enableLoRA"))
+    if spec.get("enableTool"):
+        add("--enable-auto-tool-choice", at=key_at(spec, "enableTool"))
+    if spec.get("toolCallParser"):
+        add("--tool-call-parser", str(spec["toolCallParser"]), at=key_at(spec, "toolCallParser"))
+    config = spec.get("vllmConfig")
+    env: dict[str, str] = {}
+    if isinstance(config, dict):
+        _stack_vllm_config(config, name, add, key_at, env, notes)
+    lmcache = spec.get("lmcacheConfig")
+    if isinstance(lmcache, dict) and lmcache.get("enabled"):
+        role = lmcache.get("kvRole") or "kv_both"
+        connector = "LMCacheConnector" if env.get("VLLM_USE_V1") == "0" else "LMCacheConnectorV1"
+        config_json = f'{{"kv_connector":"{connector}","kv_role":"{role}"}}'
+        add("--kv-transfer-config", config_json, at=key_at(spec, "lmcacheConfig"))
+    for item in spec.get("env") or []:
+        if isinstance(item, dict) and isinstance(item.get("name"), str) and "value" in item:
+            env[item["name"]] = str(item["value"])
+    hardware: dict[str, Any] = {}
+    if spec.get("requestGPU") is not None:
+        try:
+            hardware["gpus_per_node"] = int(spec["requestGPU"])
+        except (TypeError, ValueError):
+            gpu_at = key_at(spec, "requestGPU")
+            notes.append(
+                Note(f"modelSpec {name}: requestGPU {spec['requestGPU']!r} is not a number", *gpu_at)
+            )
+    image = f"{spec.get('repository') or 'vllm/vllm-openai'}:{spec.get('tag') or 'latest'}"
+    return Workload(
+        source=f"production-stack values, modelSpec {name}",
+        document=index,
+        line=line,
+        column=column,
+        command=shlex.join(word for word, _ in argv),
+        env=env,
+        vllm_version=release_from_image(image),
+        image=image,
+        hardware=hardware,
+        notes=notes,
+        token_positions=[(word, at[0], at[1]) for word, at in argv],
+    )
+
+
+def _stack_vllm_config(config: dict, name: str, add, key_at, env: dict[str, str], notes: list[Note]) -> None:
+    """The flags the chart's template writes for ``vllmConfig`` (in the template's order)."""
+    if "enableChunkedPrefill" in config:
+        on = config["enableChunkedPrefill"]
+        add(
+            "--enable-chunked-prefill" if on else "--no-enable-chunked-prefill",
+            at=key_at(config, "enableChunkedPrefill"),
+        )
+    # The template writes one or the other whenever vllmConfig is given.
+    on = config.get("enablePrefixCaching")
+    add(
+        "--enable-prefix-caching" if on else "--no-enable-prefix-caching",
+        at=key_at(config, "enablePrefixCaching"),
+    )
+    for key, flag in _STACK_VALUE_FLAGS:
+        if key in config:
+            add(flag, _helm_str(config[key]), at=key_at(config, key))
+    extra = config.get("extraArgs") or []
+    if isinstance(extra, list):
+        positions = getattr(extra, "item_pos", [])
+        for i, item in enumerate(extra):
+            add(_helm_str(item), at=positions[i] if i < len(positions) else key_at(config, "extraArgs"))
+    if str(config.get("v0")) == "1":
+        env["VLLM_USE_V1"] = "0"
+    for key in sorted(set(config) - _STACK_KNOWN):
+        notes.append(
+            Note(
+                f"modelSpec {name}: vllmConfig.{key} is not used by the chart's template",
+                *key_at(config, key),
+            )
+        )
+
+
+def _helm_str(value: Any) -> str:
+    """A value as Helm's ``quote`` writes it into the manifest (booleans lower-case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,167 @@
+"""Check one file's text: profiles found in it, each validated by the engine against its release."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from validation.engine import manifests
+from validation.engine import parse as engine_parse
+from validation.engine.lint import build_document, validate
+from validation.engine.types import Finding, ParseError
+
+from . import Checked, UsageError
+from .data import ShippedData
+
+SOURCE_RULE = "manifest-source"  # findings about what a manifest holds that could not be mapped
+
+
+def check_text(
+    text: str, *, path: str, data: ShippedData, defaults: dict[str, Any], explicit: bool
+) -> list[Checked]:
+    if not text.strip():
+        if explicit:
+            raise ParseError("empty input: expected a `vllm serve` command line, a YAML config or JSON")
+        return []
+    fmt = engine_parse.detect_format(text)
+    if fmt == "yaml" and manifests.looks_like_manifest(text):
+        return [_check_workload(w, text, path, data, defaults) for w in manifests.extract(text)]
+    if not explicit and not _looks_like_profile(text, fmt, data):
+        return []  # some other file met while walking a directory (or named with --skip-other-files)
+    return [_check_profile(text, fmt, path, data, defaults)]
+
+
+def _release(data: ShippedData, *candidates: str | None) -> str:
+    version = next((c for c in candidates if c), None) or data.newest
+    if version not in data.versions:
+        raise UsageError(
+            f"unknown vLLM release {version!r} (this linter knows {data.versions[0]} to {data.newest})"
+        )
+    return version
+
+
+def _check_profile(text: str, fmt: str, path: str, data: ShippedData, defaults: dict[str, Any]) -> Checked:
+    version = _release(data, defaults["vllm_version"], manifests.release_from_comment(text))
+    catalog = data.catalog(version)
+    if fmt == "command":
+        parsed = engine_parse.parse_command(text, catalog=catalog)
+    elif fmt == "json":
+        parsed = engine_parse.parse_json(text, catalog=catalog)
+    else:
+        parsed = engine_parse.parse_config_yaml(text, catalog=catalog)
+    verdict = _validate(parsed, data, defaults, version, env={}, hardware={})
+    locate = _command_locator(text) if fmt == "command" else _yaml_locator(text)
+    checked = Checked(path=path, source=None, line=1, column=1, vllm_version=version)
+    for finding in verdict.findings:
+        line, column = locate(_flags_of(finding, catalog))
+        checked.findings.append((finding, line, column))
+    return checked
+
+
+def _check_workload(
+    workload: manifests.Workload, text: str, path: str, data: ShippedData, defaults: dict[str, Any]
+) -> Checked:
+    version = _release(
+        data, defaults["vllm_version"], workload.vllm_version, manifests.release_from_comment(text)
+    )
+    checked = Checked(
+        path=path, source=workload.source, line=workload.line, column=workload.column, vllm_version=version
+    )
+    for note in workload.notes:
+        checked.findings.append((_note_finding(note), note.line, note.column))
+    if not workload.command:
+        return checked
+    catalog = data.catalog(version)
+    try:
+        parsed = engine_parse.parse_command(workload.command, catalog=catalog)
+    except ParseError as exc:
+        raise ParseError(exc.detail, where=f"{workload.source} (line {workload.line})") from exc
+    verdict = _validate(parsed, data, defaults, version, env=workload.env, hardware=workload.hardware)
+    for finding in verdict.findings:
+        line, column = workload.position_of(_flags_of(finding, catalog))
+        checked.findings.append((finding, line, column))
+    return checked
+
+
+def _validate(parsed, data, defaults, version, *, env, hardware):
+    document = build_document(
+        kind=defaults["kind"],
+        version=version,
+        model_name=(parsed.get("model") or {}).get("name"),
+        args=parsed.get("args") or {},
+        env={**(parsed.get("env") or {}), **env},
+        hardware={**defaults["hardware"], **hardware},
+        model_config=defaults["model_config"],
+    )
+    return validate(document, ruleset=data.ruleset, catalog=data.catalog(version), history=data.history)
+
+
+def _note_finding(note: manifests.Note) -> Finding:
+    return Finding(rule=SOURCE_RULE, severity=note.severity, category="source", message=note.message)
+
+
+def _flags_of(finding: Finding, catalog) -> tuple[str, ...]:
+    flags: list[str] = []
+    for name in finding.fields:
+        base = name.split(".", 1)[0]
+        spec = catalog.by_name.get(base) if hasattr(catalog, "by_name") else None
+        if spec is not None:
+            flags.extend(spec.flags)
+        flags.append("--" + base.replace("_", "-"))
+    return tuple(flags)
+
+
+def _command_locator(text: str):
+    try:
+        words = engine_parse.split_shell_words(text)
+    except ParseError:
+        words = []
+
+    def locate(flags: tuple[str, ...]) -> tuple[int, int]:
+        for word, offset in words:
+            head = word.split("=", 1)[0]
+            if head in flags or any(head.startswith(flag + ".") for flag in flags):
+                line = text.count("\n", 0, offset) + 1
+                return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return 1, 1
+
+    return locate
+
+
+def _yaml_locator(text: str):
+    lines = engine_parse._yaml_key_lines(text)
+
+    def locate(flags: tuple[str, ...]) -> tuple[int, int]:
+        for flag in flags:
+            key = flag.lstrip("-")
+            for candidate in (key, key.replace("-", "_")):
+                if candidate in lines:
+                    return lines[candidate], 1
+        return 1, 1
+
+    return locate
+
+
+def _looks_like_profile(text: str, fmt: str, data: ShippedData) -> bool:
+    if fmt == "command":
+        return bool(_VLLM_COMMAND.search(text))
+    return _looks_like_vllm_config(text, data)
+
+
+_VLLM_COMMAND = re.compile(r"(?:^|[\s/])vllm\s+serve\b|vllm\.entrypoints\.openai\.api_server")
+
+
+def _looks_like_vllm_config(text: str, data: ShippedData) -> bool:
+    """A YAML or JSON mapping most of whose keys are vLLM arguments (`model`, `tensor-parallel-size`, ...)."""
+    import yaml
+
+    try:
+        mapping = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return True  # let the parser say what is wrong
+    if not isinstance(mapping, dict) or not mapping:
+        return False
+    catalog = data.catalog(data.newest)
+    names = {str(k).replace("-", "_") for k in mapping}
+    known = sum(1 for n in names if n == "model" or n in catalog.by_name)
+    return known * 2 >= len(names)
