@@ -99,6 +99,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "profiles:list"
 LOGOUT_REDIRECT_URL = "login"
 
+# Kubernetes admission webhook (POST /api/v1/admission/): the bearer token the API server sends; "" = none.
+ADMISSION_WEBHOOK_TOKEN = env.str("ADMISSION_WEBHOOK_TOKEN", default="")
+
 # Cache shared by web and worker (full-fleet previews are computed by a worker and shown by the web):
 # CACHE_URL=redis://127.0.0.1:6379/1 in production, a file cache under var/ by default.
 CACHES = {"default": env.cache_url("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}

@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from config.metrics import metrics_view
+from profiles.api.admission import AdmissionView
 from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
 from validation.api.alerts import AlertPreferenceView, AlertViewSet
 from validation.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
@@ -22,6 +23,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/validate/", ValidateView.as_view(), name="api-validate"),
+    path("api/v1/admission/", AdmissionView.as_view(), name="api-admission"),
     path("api/v1/fleet/", FleetView.as_view(), name="api-fleet"),
     path("api/v1/me/alert-preferences/", AlertPreferenceView.as_view(), name="api-alert-preferences"),
     path("api/v1/releases/<str:version>/preview/", ReleasePreviewView.as_view(), name="api-release-preview"),

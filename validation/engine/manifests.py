@@ -193,6 +193,30 @@ def extract(text: str) -> list[Workload]:
     return out
 
 
+def extract_object(obj: dict[str, Any]) -> list[Workload]:
+    """The vLLM servers of one already-decoded Kubernetes object (an AdmissionReview's ``request.object``)."""
+    doc = _wrap(obj, [MAX_NODES])
+    if _is_stack_values(doc):
+        return _stack_values(doc, 0)
+    return _k8s_object(doc, 0) if _is_k8s_object(doc) else []
+
+
+def _wrap(value: Any, budget: list[int]) -> Any:
+    """Plain dicts and lists as the positioned ones ``extract`` works on (every position line 1, column 1)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ParseError(f"more than {MAX_NODES} nodes in the object")
+    if isinstance(value, dict):
+        out = _Map({k: _wrap(v, budget) for k, v in value.items()})
+        out.key_pos = {}
+        return out
+    if isinstance(value, list):
+        out = _Seq(_wrap(v, budget) for v in value)
+        out.item_pos = [(1, 1)] * len(out)
+        return out
+    return value
+
+
 def release_from_comment(text: str) -> str | None:
     """A ``# vllm-version: 0.33.0`` comment anywhere in the file."""
     match = _VERSION_COMMENT.search(text)
