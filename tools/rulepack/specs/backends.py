@@ -5,6 +5,7 @@ NUMA lists, sleep-mode checkpoint preparation."""
 from tools.rulepack.coverage_expr import AV, templated
 from tools.rulepack.expr import HISPARSE, SC, A, R, q, sub
 from tools.rulepack.expr import arg_true as T
+from tools.rulepack.profiles import MIXTRAL
 
 RSM_FLY = f'({sub("speculative_config", "rejection_sample_method")} && {SC}.rejection_sample_method == "fly")'
 NST = f"{SC}.num_speculative_tokens"
@@ -12,6 +13,42 @@ HAS_NST = sub("speculative_config", "num_speculative_tokens")
 NOT_EHS = f'({A("speculative_config")} && derived.spec_method != "extract_hidden_states")'
 
 FI_EP = ["flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm"]
+KV_KINDS = [
+    "chunked_local_attention",
+    "cross_attention",
+    "encoder_only_attention",
+    "full_attention",
+    "mamba",
+    "mla_attention",
+    "sink_full_attention",
+    "sliding_window",
+    "sliding_window_mla",
+    "unknown",
+]
+BPK = "args.attention_config.backend_per_kind"
+BPK_BAD = f"{BPK}.filter(k, !(k in {q(KV_KINDS)}))"
+IOP = "args.ir_op_priority"
+KIOP = "args.kernel_config.ir_op_priority"
+IOP_BOTH = (
+    f"(type({IOP}[op]) == list && size({IOP}[op]) > 0 && op in {KIOP} && {KIOP}[op] != null && "
+    f"size({KIOP}[op]) > 0)"
+)
+MOONEP = f'({A("all2all_backend")} && args.all2all_backend == "moonep")'
+MOON_DTYPE = f'({A("dtype")} && args.dtype in ["half", "float16", "float", "float32"])'
+RRE = (
+    f"({T('enable_return_routed_experts')} || "
+    f"({sub('aux_output_config', 'enable_return_routed_experts')} && "
+    "args.aux_output_config.enable_return_routed_experts == true))"
+)
+POOLING_RUNNER = f'({A("runner")} && args.runner == "pooling")'
+PD_CONNECTORS = [
+    "NixlConnector",
+    "NixlPullConnector",
+    "NixlPushConnector",
+    "MoRIIOConnector",
+    "MooncakeConnector",
+]
+
 DIRECT = '(has(env.VLLM_RELOAD_MODE) && env.VLLM_RELOAD_MODE.matches("^(?i)direct$"))'
 DR_DOCS = (
     "VllmConfig._verify_direct_reload_compat (0.34.0): with VLLM_RELOAD_MODE=direct, weights are reloaded "
@@ -48,6 +85,165 @@ DSV41_ENGRAM = (
 )
 
 RULES = [
+    # ------------------------------------------------------------------ attention, kernels, EC manager
+    R(
+        "backend-per-kind-unknown-kind",
+        "in backend_per_kind. Valid kinds are:",
+        f"{sub('attention_config', 'backend_per_kind')} && type({BPK}) == map && size({BPK_BAD}) > 0",
+        ["attention_config"],
+        [f"Key backend_per_kind by KV cache group kinds: {', '.join(KV_KINDS)}"],
+        "AttentionConfig.validate_backend_per_kind_before (the attention config is built while the arguments "
+        "are parsed).",
+        ["attention"],
+        message_template=(
+            f"Unknown KV cache group kind '{{{{ {BPK_BAD}[0] }}}}' in backend_per_kind. Valid kinds are: "
+            f"{', '.join(KV_KINDS)}."
+        ),
+    ),
+    R(
+        "ir-op-priority-set-twice",
+        "specified via both ir_op_priority and KernelConfig.ir_op_priority",
+        f"{A('ir_op_priority')} && {sub('kernel_config', 'ir_op_priority')} && type({IOP}) == map && "
+        f"type({KIOP}) == map && {IOP}.exists(op, {IOP_BOTH})",
+        ["ir_op_priority", "kernel_config"],
+        ["Give each op's priority once: in --ir-op-priority or in --kernel-config.ir_op_priority"],
+        "EngineArgs.create_engine_config moves --ir-op-priority into KernelConfig.ir_op_priority and refuses "
+        "an op whose priority is already there.",
+        ["kernels"],
+        message_template=(
+            f"Op priority for {{{{ {IOP}.filter(op, {IOP_BOTH})[0] }}}} specified via both "
+            "ir_op_priority and KernelConfig.ir_op_priority, only one allowed at a time."
+        ),
+    ),
+    R(
+        "ec-manager-config-requires-class",
+        "manager_config requires encoder_cache_manager_cls to be set.",
+        f"{sub('ec_manager_config', 'manager_config')} && size(args.ec_manager_config.manager_config) > 0 && "
+        f"!{sub('ec_manager_config', 'encoder_cache_manager_cls')}",
+        ["ec_manager_config"],
+        ["Name the custom encoder cache manager (encoder_cache_manager_cls) that reads manager_config"],
+        "EncoderCacheManagerConfig.__post_init__.",
+        ["ec-transfer"],
+    ),
+    R(
+        "hisparse-requires-index-topk",
+        "HiSparse is only supported for DSA models with index_topk.",
+        f'{HISPARSE} && !("index_topk" in model.config)',
+        ["attention_config"],
+        ["Use HiSparse only with a DeepSeek sparse-attention (DSA) model", "Remove hisparse_config"],
+        "VllmConfig.__post_init__: HiSparse offloads the sparse indexer's top-k KV, so the model's config "
+        "must have index_topk.",
+        ["hisparse"],
+        needs=["model.config"],
+        fix={"unset": ["attention_config.hisparse_config"]},
+    ),
+    # ------------------------------------------------------------------ MoonEP all2all backend
+    R(
+        "moonep-unquantized-only",
+        "The moonep all2all backend currently supports unquantized BF16 models only; got quantization=",
+        f"{MOONEP} && {A('quantization')}",
+        ["all2all_backend", "quantization"],
+        ["Use a different --all2all-backend for quantized models"],
+        "VllmConfig.__post_init__ (the quantization given with --quantization; a checkpoint's own "
+        "quantization is refused too but is not read here).",
+        ["moe"],
+        message_template=(
+            "The moonep all2all backend currently supports unquantized BF16 models only; got "
+            "quantization={{ args.quantization | !r }}. Use a different --all2all-backend for quantized "
+            "models."
+        ),
+    ),
+    R(
+        "moonep-bf16-only",
+        "The moonep all2all backend currently supports BF16 models only; got dtype=",
+        f"{MOONEP} && !{A('quantization')} && {MOON_DTYPE}",
+        ["all2all_backend", "dtype"],
+        ["Serve with --dtype bfloat16", "Use a different --all2all-backend"],
+        "VllmConfig.__post_init__ (the dtype given with --dtype; 'auto' follows the checkpoint and is not "
+        "read here).",
+        ["moe"],
+        message_template=(
+            "The moonep all2all backend currently supports BF16 models only; got dtype="
+            '{{ args.dtype in ["half", "float16"] ? "torch.float16" : "torch.float32" }}. Use a different '
+            "--all2all-backend or --dtype bfloat16."
+        ),
+        fix={"set": {"dtype": "bfloat16"}},
+    ),
+    R(
+        "moonep-no-eplb",
+        "The moonep all2all backend does not support EPLB yet",
+        f"{MOONEP} && !{A('quantization')} && !{MOON_DTYPE} && {T('enable_eplb')}",
+        ["all2all_backend", "enable_eplb"],
+        ["Disable --enable-eplb", "Use a different --all2all-backend"],
+        "VllmConfig.__post_init__.",
+        ["moe"],
+        fix={"unset": ["enable_eplb"]},
+    ),
+    R(
+        "moonep-linear-placement",
+        "The moonep all2all backend requires linear expert placement",
+        f"{MOONEP} && !{A('quantization')} && !{MOON_DTYPE} && !{T('enable_eplb')} && "
+        f'{A("expert_placement_strategy")} && args.expert_placement_strategy != "linear"',
+        ["all2all_backend", "expert_placement_strategy"],
+        ["Use --expert-placement-strategy linear (the default) with MoonEP"],
+        "VllmConfig.__post_init__.",
+        ["moe"],
+        message_template=(
+            "The moonep all2all backend requires linear expert placement: its load-time all-gather assumes "
+            "each rank holds a contiguous chunk of the global expert range. Got --expert-placement-strategy "
+            "{{ args.expert_placement_strategy | !r }}."
+        ),
+        fix={"unset": ["expert_placement_strategy"]},
+    ),
+    # ------------------------------------------------------------------ auxiliary outputs (routed experts)
+    R(
+        "aux-output-generate-only",
+        "AuxOutput Connector only supports generate runners.",
+        f"{RRE} && {POOLING_RUNNER}",
+        ["enable_return_routed_experts", "runner"],
+        ["Return routed experts only from a generate runner"],
+        "VllmConfig._verify_aux_output_compatibility (0.31.0-0.33.x check Model Runner V2 first).",
+        ["moe"],
+    ),
+    R(
+        "aux-output-moe-only",
+        "AuxOutput Connector only supports MoE models.",
+        f"{RRE} && !{POOLING_RUNNER} && !derived.model_is_moe",
+        ["enable_return_routed_experts"],
+        ["Remove --enable-return-routed-experts: the model has no experts"],
+        "VllmConfig._verify_aux_output_compatibility.",
+        ["moe"],
+        needs=["model.config"],
+        fix={"unset": ["enable_return_routed_experts"]},
+    ),
+    R(
+        "aux-output-prefix-caching",
+        "AuxOutput Connector requires prefix caching.",
+        f"{RRE} && !{POOLING_RUNNER} && derived.model_is_moe && has(args.enable_prefix_caching) && "
+        "args.enable_prefix_caching == false",
+        ["enable_return_routed_experts", "enable_prefix_caching"],
+        ["Remove --no-enable-prefix-caching when returning routed experts"],
+        "VllmConfig._verify_aux_output_compatibility (only an explicit --no-enable-prefix-caching is read; "
+        "vLLM also refuses a model for which it turns prefix caching off itself).",
+        ["moe"],
+        needs=["model.config"],
+        fix={"unset": ["enable_prefix_caching"]},
+    ),
+    R(
+        "aux-output-pd-connector",
+        "; PD auxiliary output is not supported.",
+        f"{RRE} && {sub('kv_transfer_config', 'kv_connector')} && "
+        f"args.kv_transfer_config.kv_connector in {q(PD_CONNECTORS)}",
+        ["enable_return_routed_experts", "kv_transfer_config"],
+        ["Return routed experts from an instance without a P/D KV connector"],
+        "VllmConfig._verify_aux_output_compatibility (the connector named directly; one nested in a "
+        "MultiConnector is refused too but is not read here).",
+        ["moe", "kv-transfer"],
+        message_template=(
+            "--enable-return-routed-experts is incompatible with {{ args.kv_transfer_config.kv_connector }}; "
+            "PD auxiliary output is not supported."
+        ),
+    ),
     # ------------------------------------------------------------------ MoE kernels, FLy, KDA, HiSparse
     R(
         "moe-ep-backend-owns-all2all",
@@ -286,6 +482,66 @@ DSV32 = {
 FLY = {"method": "ngram", "prompt_lookup_max": 4, "rejection_sample_method": "fly"}
 
 CASES = {
+    "backend-per-kind-unknown-kind": (
+        {"attention_config": {"backend_per_kind": {"full": "FLASH_ATTN"}}},
+        {"attention_config": {"backend_per_kind": {"full_attention": "FLASH_ATTN"}}},
+    ),
+    "ir-op-priority-set-twice": (
+        {
+            "ir_op_priority": {"rms_norm": ["vllm_c"]},
+            "kernel_config": {"ir_op_priority": {"rms_norm": ["native"]}},
+        },
+        {"kernel_config": {"ir_op_priority": {"rms_norm": ["native"]}}},
+    ),
+    "ec-manager-config-requires-class": (
+        {"ec_manager_config": {"manager_config": {"capacity": 8}}},
+        {"ec_manager_config": {"encoder_cache_manager_cls": "my.Manager", "manager_config": {"capacity": 8}}},
+    ),
+    "hisparse-requires-index-topk": (dict(args=HIS), dict(args=HIS, model=DSV32)),
+    "moonep-unquantized-only": (
+        dict(args={"all2all_backend": "moonep", "quantization": "fp8"}, model=MIXTRAL),
+        dict(args={"all2all_backend": "moonep"}, model=MIXTRAL),
+    ),
+    "moonep-bf16-only": (
+        dict(args={"all2all_backend": "moonep", "dtype": "half"}, model=MIXTRAL),
+        dict(args={"all2all_backend": "moonep", "dtype": "bfloat16"}, model=MIXTRAL),
+    ),
+    "moonep-no-eplb": (
+        dict(args={"all2all_backend": "moonep", "enable_eplb": True}, model=MIXTRAL),
+        dict(args={"all2all_backend": "moonep"}, model=MIXTRAL),
+    ),
+    "moonep-linear-placement": (
+        dict(args={"all2all_backend": "moonep", "expert_placement_strategy": "round_robin"}, model=MIXTRAL),
+        dict(args={"all2all_backend": "moonep", "expert_placement_strategy": "linear"}, model=MIXTRAL),
+    ),
+    "aux-output-generate-only": (
+        dict(args={"enable_return_routed_experts": True, "runner": "pooling"}, model=MIXTRAL),
+        dict(args={"enable_return_routed_experts": True, "runner": "generate"}, model=MIXTRAL),
+    ),
+    "aux-output-moe-only": (
+        {"enable_return_routed_experts": True},
+        dict(args={"enable_return_routed_experts": True}, model=MIXTRAL),
+    ),
+    "aux-output-prefix-caching": (
+        dict(args={"enable_return_routed_experts": True, "enable_prefix_caching": False}, model=MIXTRAL),
+        dict(args={"enable_return_routed_experts": True, "enable_prefix_caching": True}, model=MIXTRAL),
+    ),
+    "aux-output-pd-connector": (
+        dict(
+            args={
+                "enable_return_routed_experts": True,
+                "kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both"},
+            },
+            model=MIXTRAL,
+        ),
+        dict(
+            args={
+                "enable_return_routed_experts": True,
+                "kv_transfer_config": {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"},
+            },
+            model=MIXTRAL,
+        ),
+    ),
     "moe-ep-backend-owns-all2all": (
         {"moe_backend": "flashinfer_moe_ep_cutedsl", "all2all_backend": "deepep_low_latency"},
         {"moe_backend": "flashinfer_moe_ep_cutedsl"},
