@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from config import health
 from config.metrics import metrics_view
 from profiles.api.admission import AdmissionView
 from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
@@ -28,6 +29,8 @@ urlpatterns = [
     path("api/v1/me/alert-preferences/", AlertPreferenceView.as_view(), name="api-alert-preferences"),
     path("api/v1/releases/<str:version>/preview/", ReleasePreviewView.as_view(), name="api-release-preview"),
     path("metrics", metrics_view, name="metrics"),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("api/v1/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
