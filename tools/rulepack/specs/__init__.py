@@ -17,7 +17,9 @@ from tools.rulepack.specs import (
     moe,
     observability,
     parallel,
+    parallel_limits,
     policy,
+    replayssm,
     sampling,
     scheduler,
     serve_args,
@@ -43,6 +45,8 @@ TOPICS = (
     config_fields,
     serve_args,
     backends,
+    replayssm,
+    parallel_limits,
     policy,
 )
 

@@ -1,0 +1,92 @@
+"""Parallelism limits that ModelConfig.verify_with_parallel_config derives from the model: decode context
+parallelism against the model's KV heads, and hidden-state sequence parallelism (--enable-hc-sp)."""
+
+from tools.rulepack.coverage_expr import AV, templated
+from tools.rulepack.expr import HEADS, KVH, R
+from tools.rulepack.expr import arg_true as T
+
+DCP = "effective.decode_context_parallel_size"
+TP = "effective.tensor_parallel_size"
+# the checks after "Decode context parallelism for GQA/MQA requires ..." (dcp-gqa-requires-tp-above-kv-heads):
+# non-MLA models (no kv_lora_rank in the config) with more TP ranks than KV heads
+DCP_GQA = f"{DCP} > 1 && !has(model.config.kv_lora_rank) && {TP} > {KVH}"
+MAX_DCP = f"({TP} / {KVH})"
+DOCS = (
+    "ModelConfig.verify_with_parallel_config (non-MLA models; MLA models, whose config has kv_lora_rank, are "
+    "exempt). Reads num_attention_heads and num_key_value_heads from the model's config.json (text_config "
+    "for multimodal models)."
+)
+
+RULES = [
+    R(
+        "dcp-exceeds-max-for-kv-heads",
+        "exceeds the maximum supported value ({max_dcp_size}) for `--tensor-parallel-size`",
+        f"{DCP_GQA} && {DCP} > {MAX_DCP}",
+        ["decode_context_parallel_size", "tensor_parallel_size", "model"],
+        [
+            "Set --decode-context-parallel-size to at most tensor_parallel_size / the model's KV heads",
+            "Increase --tensor-parallel-size",
+        ],
+        DOCS + " Each DCP rank must hold at least one KV head's worth of TP ranks.",
+        ["parallelism", "model"],
+        needs=["model.config"],
+        message_template=(
+            f"`--decode-context-parallel-size` ({{{{ {DCP} }}}}) exceeds the maximum supported value "
+            f"({{{{ {MAX_DCP} }}}}) for `--tensor-parallel-size` ({{{{ {TP} }}}}) and "
+            f"{{{{ {KVH} }}}} model KV heads."
+        ),
+    ),
+    R(
+        "dcp-divides-query-heads-per-kv-head",
+        "The model's number of query heads per KV head",
+        f"{DCP_GQA} && {DCP} <= {MAX_DCP} && ({HEADS} / {KVH}) % {DCP} != 0",
+        ["decode_context_parallel_size", "model"],
+        ["Choose a --decode-context-parallel-size that divides the model's query heads per KV head"],
+        DOCS,
+        ["parallelism", "model"],
+        needs=["model.config"],
+        message_template=(
+            f"The model's number of query heads per KV head ({{{{ {HEADS} / {KVH} }}}}) must be divisible by "
+            f"`--decode-context-parallel-size` ({{{{ {DCP} }}}}) for GQA/MQA."
+        ),
+    ),
+    R(
+        "hc-sp-requires-pp-1",
+        "--enable-hc-sp requires PP=1",
+        f"{T('enable_hc_sp')} && {AV('tensor_parallel_size', '1')} > 1 && "
+        f"{AV('pipeline_parallel_size', '1')} != 1",
+        ["enable_hc_sp", "pipeline_parallel_size"],
+        ["Run --enable-hc-sp without pipeline parallelism", "Remove --enable-hc-sp"],
+        "ModelConfig.verify_with_parallel_config, when --enable-hc-sp is on with tensor parallelism; a model "
+        "without hidden-state sequence parallelism support is refused just before.",
+        ["parallelism"],
+        fix={"unset": ["enable_hc_sp"]},
+    ),
+]
+RULES = templated(RULES)
+
+QWEN3_32B = {
+    "name": "Qwen/Qwen3-32B",
+    "architecture": "Qwen3ForCausalLM",
+    "config": {"num_attention_heads": 64, "num_key_value_heads": 8},
+}
+LLAMA_24 = {
+    "name": "org/llama-24-heads",
+    "architecture": "LlamaForCausalLM",
+    "config": {"num_attention_heads": 24, "num_key_value_heads": 4},
+}
+
+CASES = {
+    "dcp-exceeds-max-for-kv-heads": (
+        dict(args={"tensor_parallel_size": 16, "decode_context_parallel_size": 4}, model=QWEN3_32B),
+        dict(args={"tensor_parallel_size": 16, "decode_context_parallel_size": 2}, model=QWEN3_32B),
+    ),
+    "dcp-divides-query-heads-per-kv-head": (
+        dict(args={"tensor_parallel_size": 16, "decode_context_parallel_size": 4}, model=LLAMA_24),
+        dict(args={"tensor_parallel_size": 16, "decode_context_parallel_size": 2}, model=LLAMA_24),
+    ),
+    "hc-sp-requires-pp-1": (
+        {"enable_hc_sp": True, "tensor_parallel_size": 2, "pipeline_parallel_size": 2},
+        {"enable_hc_sp": True, "tensor_parallel_size": 2},
+    ),
+}

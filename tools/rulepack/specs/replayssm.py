@@ -1,0 +1,142 @@
+"""ReplaySSM / RecoverSSM kernel choices (VllmConfig.validate_mamba_cached_kernel, 0.32.0 on): the Mamba
+backend, the replay buffer length, speculative decoding, microbatching and pipeline parallelism.
+
+The first check of that validator refuses an architecture without ReplaySSM support (a registry fact the
+product does not read), so a profile these rules refuse is refused by vLLM either way."""
+
+from tools.rulepack.coverage_expr import AV, templated
+from tools.rulepack.expr import HAS_SPEC, SC, A, R, q
+from tools.rulepack.expr import arg_true as T
+
+REPLAY = T("use_replayssm")
+KDA_0_32 = ["KimiLinearForCausalLM", "KimiK3ForConditionalGeneration"]
+KDA_0_34 = [*KDA_0_32, "KimiK31ForConditionalGeneration"]
+# VllmConfig.num_speculative_tokens: the speculative config's (unknown when the draft model sets it), else 0
+NST = f"({HAS_SPEC} ? {SC}.num_speculative_tokens : 0)"
+BACKEND = AV("mamba_backend", '"triton"')
+FLASHINFER = f'string({BACKEND}).matches("^(?i)flashinfer$")'
+BUFFER = AV("replayssm_buffer_len", "16")
+
+
+def mamba_spec(kda):
+    """ReplaySSM with speculative decoding on a Mamba2 (not a KDA/RecoverSSM) model."""
+    return f"({NST} > 0 && !(model.architecture in {q(kda)}))"
+
+
+def not_recover(kda):
+    return f"!({NST} > 0 && model.architecture in {q(kda)})"
+
+
+DOCS = "VllmConfig.validate_mamba_cached_kernel, with --use-replayssm."
+UBATCHING = f"({T('enable_dbo')} || ({A('ubatch_size')} && args.ubatch_size > 1))"
+
+RULES = [
+    R(
+        "replayssm-flashinfer-buffer-le-16",
+        "FlashInfer ReplaySSM requires --replayssm-buffer-len <= 16",
+        f"{REPLAY} && {FLASHINFER} && {BUFFER} > 16",
+        ["use_replayssm", "mamba_backend", "replayssm_buffer_len"],
+        ["Set --replayssm-buffer-len to 16 or less with --mamba-backend flashinfer"],
+        DOCS,
+        ["mamba"],
+        fix={"set": {"replayssm_buffer_len": 16}},
+    ),
+    R(
+        "replayssm-flashinfer-spec-buffer-len",
+        "FlashInfer ReplaySSM speculative decoding requires --replayssm-buffer-len >= 1 + num_speculative",
+        f"{REPLAY} && {FLASHINFER} && {BUFFER} <= 16 && {mamba_spec(KDA_0_34)} && {BUFFER} < 1 + {NST}",
+        ["use_replayssm", "mamba_backend", "replayssm_buffer_len", "speculative_config"],
+        ["Give --replayssm-buffer-len at least 1 + num_speculative_tokens"],
+        DOCS + " The replay ring holds one verification step: the bonus token and every draft token.",
+        ["mamba", "speculative-decoding"],
+        needs=["model.architecture"],
+        message_template=(
+            "FlashInfer ReplaySSM speculative decoding requires --replayssm-buffer-len >= 1 + "
+            f"num_speculative_tokens ({{{{ 1 + {NST} }}}}); got {{{{ {BUFFER} }}}}"
+        ),
+    ),
+    R(
+        "replayssm-spec-requires-flashinfer",
+        "Mamba2 ReplaySSM speculative decoding requires --mamba-backend flashinfer",
+        f"{REPLAY} && !{FLASHINFER} && {mamba_spec(KDA_0_34)}",
+        ["use_replayssm", "mamba_backend", "speculative_config"],
+        ["Use --mamba-backend flashinfer for ReplaySSM with speculative decoding"],
+        DOCS + " KDA models (Kimi Linear, Kimi K3/K3.1) use RecoverSSM instead and are not concerned.",
+        ["mamba", "speculative-decoding"],
+        needs=["model.architecture"],
+        fix={"set": {"mamba_backend": "flashinfer"}},
+    ),
+    R(
+        "replayssm-flashinfer-align-bf16",
+        "FlashInfer ReplaySSM align requires bfloat16 model inputs",
+        f"{REPLAY} && {FLASHINFER} && {not_recover(KDA_0_34)} && "
+        f'{A("mamba_cache_mode")} && args.mamba_cache_mode == "align" && '
+        f'{A("dtype")} && args.dtype in ["half", "float16", "float", "float32"]',
+        ["use_replayssm", "mamba_backend", "mamba_cache_mode", "dtype"],
+        ["Serve with --dtype bfloat16", "Use --mamba-cache-mode none"],
+        DOCS + " (0.34.0; a --dtype auto that resolves to another dtype is refused too but is not read here)",
+        ["mamba"],
+        needs=["model.architecture"],
+    ),
+    R(
+        "replayssm-flashinfer-no-microbatching",
+        "FlashInfer ReplaySSM does not support microbatching",
+        f"{REPLAY} && {FLASHINFER} && {not_recover(KDA_0_34)} && {UBATCHING}",
+        ["use_replayssm", "mamba_backend", "enable_dbo", "ubatch_size"],
+        ["Disable --enable-dbo and set --ubatch-size to 0", "Use --mamba-backend triton"],
+        DOCS + " (0.34.0)",
+        ["mamba"],
+        needs=["model.architecture"],
+    ),
+    R(
+        "replayssm-flashinfer-no-pipeline-parallel",
+        "FlashInfer ReplaySSM currently requires pipeline_parallel_size=1",
+        f"{REPLAY} && {FLASHINFER} && {not_recover(KDA_0_34)} && {AV('pipeline_parallel_size', '1')} > 1",
+        ["use_replayssm", "mamba_backend", "pipeline_parallel_size"],
+        ["Run FlashInfer ReplaySSM without pipeline parallelism"],
+        DOCS + " (0.34.0)",
+        ["mamba"],
+        needs=["model.architecture"],
+    ),
+]
+RULES = templated(RULES)
+
+NEMOTRON_H = {
+    "name": "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    "architecture": "NemotronHForCausalLM",
+    "config": {"num_attention_heads": 40, "num_key_value_heads": 8},
+}
+FI = {"use_replayssm": True, "mamba_backend": "flashinfer"}
+MTP = {"speculative_config": {"method": "mtp", "num_speculative_tokens": 3}}
+
+
+def nh(args):
+    return dict(args=args, model=NEMOTRON_H)
+
+
+CASES = {
+    "replayssm-flashinfer-buffer-le-16": (
+        nh({**FI, "replayssm_buffer_len": 32}),
+        nh({**FI, "replayssm_buffer_len": 16}),
+    ),
+    "replayssm-flashinfer-spec-buffer-len": (
+        nh({**FI, **MTP, "replayssm_buffer_len": 3}),
+        nh({**FI, **MTP, "replayssm_buffer_len": 4}),
+    ),
+    "replayssm-spec-requires-flashinfer": (
+        nh({"use_replayssm": True, **MTP}),
+        nh({**FI, **MTP}),
+    ),
+    "replayssm-flashinfer-align-bf16": (
+        nh({**FI, "mamba_cache_mode": "align", "enable_prefix_caching": True, "dtype": "float16"}),
+        nh({**FI, "mamba_cache_mode": "align", "enable_prefix_caching": True, "dtype": "bfloat16"}),
+    ),
+    "replayssm-flashinfer-no-microbatching": (
+        nh({**FI, "enable_dbo": True}),
+        nh({**FI}),
+    ),
+    "replayssm-flashinfer-no-pipeline-parallel": (
+        nh({**FI, "pipeline_parallel_size": 2}),
+        nh({**FI}),
+    ),
+}
