@@ -17,9 +17,6 @@ from validation.selectors import fleet_release
 
 from . import services
 
-KIND_ANNOTATION = (
-    "vllm-profiles.io/kind"  # "collection" on the object (or its pod template): a collection profile
-)
 WARNING_LIMIT = 256  # the API server may truncate longer warnings
 UNCHECKED_OPERATIONS = frozenset({"DELETE", "CONNECT"})
 
@@ -34,7 +31,7 @@ def admission_review(review: Any) -> dict[str, Any]:
     obj = request.get("object")
     if request.get("operation") in UNCHECKED_OPERATIONS or not isinstance(obj, dict):
         return _review(response)
-    denials, warnings = _check_object(obj, default_kind=_kind(obj))
+    denials, warnings = _check_object(obj)
     if denials:
         response["allowed"] = False
         response["status"] = {"code": 403, "reason": "Forbidden", "message": "; ".join(denials)}
@@ -63,16 +60,7 @@ def _request(review: Any) -> dict[str, Any]:
     return request
 
 
-def _kind(obj: dict[str, Any]) -> str:
-    for meta in (obj.get("metadata"), ((obj.get("spec") or {}).get("template") or {}).get("metadata")):
-        if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
-            value = meta["annotations"].get(KIND_ANNOTATION)
-            if value in ("serving", "collection"):
-                return value
-    return "serving"
-
-
-def _check_object(obj: dict[str, Any], *, default_kind: str) -> tuple[list[str], list[str]]:
+def _check_object(obj: dict[str, Any]) -> tuple[list[str], list[str]]:
     denials: list[str] = []
     warnings: list[str] = []
     try:
@@ -89,7 +77,7 @@ def _check_object(obj: dict[str, Any], *, default_kind: str) -> tuple[list[str],
         version = workload.vllm_version or fleet_release().version
         data = services.ProfileInput.from_mapping(
             {
-                "kind": default_kind,
+                "kind": workload.kind or "serving",
                 "name": workload.source,
                 "vllm_version": version,
                 "command": workload.command,

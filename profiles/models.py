@@ -61,6 +61,9 @@ class Profile(models.Model):
     engine_args = models.JSONField(default=dict, blank=True)
     env = models.JSONField(default=dict, blank=True)
     hardware = models.JSONField(default=dict, blank=True)
+    # Where the profile was imported from, when it came from a manifest: {"type": "kubernetes" | "helm",
+    # "file", "document", "object", "container", "line", "image", "notes": [what could not be mapped]}.
+    source = models.JSONField(default=dict, blank=True)
     revision = models.PositiveIntegerField(default=1)
     # The current verdict's summary, copied here by the one service that writes verdicts
     # (validation.services.verdicts.verdict_record) so that lists, filters and counts over 100,000 profiles

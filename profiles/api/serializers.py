@@ -112,6 +112,7 @@ class ProfileSerializer(serializers.ModelSerializer):
             "engine_args",
             "env",
             "hardware",
+            "source",
             "revision",
             "state",
             "findings",
@@ -210,3 +211,33 @@ class ImportSerializer(serializers.Serializer):
         if bool(attrs.get("command")) == bool(attrs.get("config")):
             raise serializers.ValidationError("give exactly one of command or config")
         return attrs
+
+
+class ManifestImportSerializer(serializers.Serializer):
+    """Kubernetes manifests (one or several YAML documents) or production-stack Helm values."""
+
+    team = serializers.SlugField()
+    manifest = serializers.CharField(trim_whitespace=False, help_text="the YAML text")
+    filename = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    kind = serializers.ChoiceField(
+        choices=Profile.Kind.choices,
+        required=False,
+        help_text="for every profile; default: the object's vllm-profiles.io/kind annotation, else serving",
+    )
+
+
+class ManifestImportResultSerializer(serializers.Serializer):
+    profiles = ProfileSerializer(many=True)
+    skipped = serializers.ListField(child=serializers.DictField(), help_text="objects with nothing to check")
+
+
+class ManifestImportFailureSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    source = serializers.DictField()
+    error = serializers.CharField(allow_null=True)
+    findings = FindingsDocumentSerializer(allow_null=True)
+
+
+class ManifestImportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    profiles = ManifestImportFailureSerializer(many=True)

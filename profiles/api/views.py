@@ -11,7 +11,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from profiles import selectors, services
+from profiles import manifest_services, selectors, services
 from profiles.models import Profile, Team
 from validation.models import VerdictChange, Waiver
 from validation.selectors import fleet_release
@@ -20,6 +20,9 @@ from validation.services import waivers as waiver_services
 from .serializers import (
     FindingsDocumentSerializer,
     ImportSerializer,
+    ManifestImportErrorSerializer,
+    ManifestImportResultSerializer,
+    ManifestImportSerializer,
     ProfileListSerializer,
     ProfileSerializer,
     ProfileWriteSerializer,
@@ -154,15 +157,26 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return self.get_paginated_response(serializer.data) if page is not None else Response(serializer.data)
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", enum=["command", "yaml", "json"], default="command")],
+        parameters=[
+            OpenApiParameter(
+                "format",
+                enum=["command", "yaml", "json", *manifest_services.EXPORT_FORMATS],
+                default="command",
+            )
+        ],
         responses={(200, "text/plain"): str},
     )
     @action(detail=True, methods=["get"], url_path="export")
     def export(self, request, pk=None):
         profile = self.get_object()
         fmt = request.query_params.get("format", "command")
-        text = services.profile_render(profile, fmt=fmt)
+        if fmt in manifest_services.EXPORT_FORMATS:
+            text = manifest_services.profile_render_manifest(profile, fmt=fmt)
+        else:
+            text = services.profile_render(profile, fmt=fmt)
         content_type = {"json": "application/json", "yaml": "application/yaml"}.get(fmt, "text/plain")
+        if fmt in manifest_services.EXPORT_FORMATS:
+            content_type = "application/yaml"
         return HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
 
     @extend_schema(
@@ -178,6 +192,52 @@ class ProfileViewSet(viewsets.ModelViewSet):
             actor=request.user, team=team, data=services.ProfileInput.from_mapping(data)
         )
         return self._output(profile, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=ManifestImportSerializer,
+        responses={201: ManifestImportResultSerializer, 400: ManifestImportErrorSerializer},
+    )
+    @action(detail=False, methods=["post"], url_path="import-manifest")
+    def import_manifest(self, request):
+        """Kubernetes manifests or production-stack values in: one profile per vLLM container or modelSpec.
+
+        All or nothing: when any would be refused, nothing is stored; the 400 lists every profile's findings.
+        """
+        serializer = ManifestImportSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        team = get_object_or_404(Team, slug=data["team"])
+        try:
+            result = manifest_services.profiles_import_manifest(
+                actor=request.user,
+                team=team,
+                text=data["manifest"],
+                filename=data.get("filename", ""),
+                kind=data.get("kind") or None,
+            )
+        except manifest_services.ManifestInvalid as exc:
+            body = {
+                "detail": exc.message,
+                "profiles": [
+                    {
+                        "name": w.name,
+                        "source": w.source,
+                        "error": w.error,
+                        "findings": w.verdict.as_dict() if w.verdict else None,
+                    }
+                    for w in exc.workloads
+                ],
+            }
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        profiles = self.get_queryset().filter(pk__in=[p.pk for p, _ in result.created])
+        context = self.get_serializer_context()
+        return Response(
+            {
+                "profiles": ProfileSerializer(profiles, many=True, context=context).data,
+                "skipped": result.skipped,
+            },
+            status=status.HTTP_201_CREATED,
+        )
 
     @extend_schema(
         request=WaiverSerializer, responses={200: WaiverSerializer(many=True), 201: WaiverSerializer}

@@ -29,6 +29,7 @@ import yaml
 from .types import ParseError
 
 POD_TEMPLATE_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
+KIND_ANNOTATION = "vllm-profiles.io/kind"
 KSERVE_RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 MAX_NODES = (
@@ -69,6 +70,7 @@ class Workload:
     hardware: dict[str, Any] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
     token_positions: list[tuple[str, int, int]] = field(default_factory=list)  # (argv word, line, column)
+    kind: str | None = None  # "serving" / "collection" from the annotation vllm-profiles.io/kind, if any
 
     def position_of(self, flags: tuple[str, ...]) -> tuple[int, int]:
         """Line and column of the first argv word that is one of ``flags`` (or ``--flag=...``)."""
@@ -282,7 +284,19 @@ def _k8s_object(doc: dict, index: int) -> list[Workload]:
                 workload = _container(container, index=index, owner=name, label=label, nodes=nodes)
                 if workload is not None:
                     out.append(workload)
+    kind_annotation = _annotated_kind(doc)
+    for workload in out:
+        workload.kind = kind_annotation
     return out
+
+
+def _annotated_kind(doc: dict) -> str | None:
+    """The profile kind an object asks for with the annotation ``vllm-profiles.io/kind``."""
+    for meta in (doc.get("metadata"), _get(doc, "spec", "template", "metadata")):
+        annotations = meta.get("annotations") if isinstance(meta, dict) else None
+        if isinstance(annotations, dict) and annotations.get(KIND_ANNOTATION) in ("serving", "collection"):
+            return annotations[KIND_ANNOTATION]
+    return None
 
 
 def _inference_service(doc: dict, index: int, name: str) -> list[Workload]:
@@ -667,3 +681,74 @@ def _helm_str(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+# ----------------------------------------------------------------------------- export
+
+
+def _dns_name(name: str) -> str:
+    """A Kubernetes object name (RFC 1123 label) made from a profile's name."""
+    out = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")
+    return (out or "vllm")[:63].rstrip("-")
+
+
+def render_deployment(
+    *, name: str, argv: list[str], env: dict[str, str], version: str, gpus: int | None, kind: str = "serving"
+) -> str:
+    """A Deployment running ``argv`` in the ``vllm/vllm-openai`` image of ``version``."""
+    label = _dns_name(name)
+    container: dict[str, Any] = {
+        "name": "vllm",
+        "image": f"vllm/vllm-openai:v{version}",
+        "command": argv[:2],
+        "args": argv[2:],
+        "ports": [{"name": "http", "containerPort": 8000}],
+    }
+    if env:
+        container["env"] = [{"name": k, "value": v} for k, v in env.items()]
+    if gpus:
+        container["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+    container["readinessProbe"] = {"httpGet": {"path": "/health", "port": "http"}, "periodSeconds": 10}
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": label, "labels": {"app.kubernetes.io/name": label}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app.kubernetes.io/name": label}},
+            "template": {
+                "metadata": {"labels": {"app.kubernetes.io/name": label}},
+                "spec": {"containers": [container]},
+            },
+        },
+    }
+    if kind != "serving":
+        manifest["metadata"]["annotations"] = {"vllm-profiles.io/kind": kind}
+    return yaml.safe_dump(manifest, sort_keys=False, width=10**6)
+
+
+def render_stack_values(
+    *, name: str, argv: list[str], env: dict[str, str], version: str, gpus: int | None, prefix_caching: Any
+) -> str:
+    """production-stack values with one ``modelSpec`` for the profile (every flag through ``extraArgs``).
+
+    The chart writes ``--enable-prefix-caching`` or ``--no-enable-prefix-caching`` whenever ``vllmConfig`` is
+    given, so ``enablePrefixCaching`` carries the profile's choice (on when the profile leaves it to vLLM,
+    whose default for generative models is on) and the flag is left out of ``extraArgs``.
+    """
+    model = argv[2] if len(argv) > 2 and not argv[2].startswith("-") else ""
+    rest = argv[3:] if model else argv[2:]
+    extra = [w for w in rest if w not in ("--enable-prefix-caching", "--no-enable-prefix-caching")]
+    spec: dict[str, Any] = {
+        "name": _dns_name(name),
+        "repository": "vllm/vllm-openai",
+        "tag": f"v{version}",
+        "modelURL": model,
+        "replicaCount": 1,
+        "requestGPU": gpus or 1,
+        "vllmConfig": {"enablePrefixCaching": prefix_caching is not False, "extraArgs": extra},
+    }
+    if env:
+        spec["env"] = [{"name": k, "value": v} for k, v in env.items()]
+    values = {"servingEngineSpec": {"modelSpec": [spec]}}
+    return yaml.safe_dump(values, sort_keys=False, width=10**6)

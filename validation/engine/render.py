@@ -277,6 +277,20 @@ def render_command(doc: dict[str, Any], *, catalog: Catalog | None = None) -> st
     return " \\\n".join(lines) + "\n"
 
 
+def render_argv(doc: dict[str, Any], *, catalog: Catalog | None = None) -> list[str]:
+    """``["vllm", "serve", MODEL, flag, value, ...]``: the command as an argv (a container's ``command``)."""
+    model, args, _ = _parts(doc)
+    if model is None and "served_model_name" in args:
+        raise RenderError("vLLM needs the model as the first positional argument with --served-model-name")
+    renderer = _Renderer(catalog)
+    argv = ["vllm", "serve"]
+    if model is not None:
+        argv.append(model if _is_safe_token(model) else f"--model={model}")
+    for name, value in args.items():
+        argv.extend(renderer.cli(name, value))
+    return argv
+
+
 def _env_comments(env: dict[str, str]) -> list[str]:
     lines = []
     for key, value in env.items():

@@ -1,0 +1,159 @@
+"""Profiles imported from Kubernetes manifests and production-stack Helm values, and exported back to them.
+
+One profile per vLLM container (or modelSpec); each remembers its source (file, document, object, container,
+line, image) and what could not be mapped. An import is all or nothing: every profile is validated before any
+is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from validation.engine import manifests
+from validation.engine import render as engine_render
+from validation.engine.types import ParseError, Verdict
+from validation.errors import DomainError
+from validation.selectors import catalog_for
+from validation.services.verdicts import effective_release, profile_document
+
+from . import services
+from .models import Profile, Team
+
+EXPORT_FORMATS = ("deployment", "stack-values")
+
+
+@dataclass
+class ImportedWorkload:
+    name: str
+    data: services.ProfileInput
+    source: dict[str, Any]
+    verdict: Verdict | None = None
+    error: str | None = None
+
+
+@dataclass
+class ManifestImport:
+    created: list[tuple[Profile, Verdict]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # objects with nothing vLLM could run
+
+
+class ManifestInvalid(DomainError):
+    """Some profile of the manifest would be refused: nothing was stored."""
+
+    def __init__(self, workloads: list[ImportedWorkload]):
+        self.workloads = workloads
+        bad = [w for w in workloads if w.error or (w.verdict and not w.verdict.valid)]
+        parts = []
+        for w in bad:
+            reasons = w.error or "; ".join(
+                f.message for f in w.verdict.findings if f.is_active and f.severity == "error"
+            )
+            parts.append(f"{w.name} ({w.source['object']}): {reasons}")
+        super().__init__(
+            f"{len(bad)} of {len(workloads)} profiles would be refused, nothing was imported: "
+            + " | ".join(parts),
+            field="manifest",
+            code="invalid_profile",
+        )
+
+
+def _name(workload: manifests.Workload, many_in_object: bool) -> str:
+    owner, _, container = workload.source.partition(", ")
+    if owner == "production-stack values":
+        return container.removeprefix("modelSpec ")
+    base = owner.rsplit("/", 1)[-1]
+    return f"{base}-{container.rsplit(' ', 1)[-1]}" if many_in_object else base
+
+
+def _plan(text: str, *, filename: str, kind: str | None) -> tuple[list[ImportedWorkload], list[dict]]:
+    try:
+        workloads = manifests.extract(text)
+    except ParseError as exc:
+        raise DomainError(str(exc), field="manifest", code="parse_error") from exc
+    if not workloads:
+        raise DomainError(
+            "no container running vLLM (`vllm serve`, the API server module or the vllm/vllm-openai image) "
+            "and no production-stack modelSpec was found in the manifest",
+            field="manifest",
+        )
+    per_object: dict[str, int] = {}
+    for w in workloads:
+        per_object[w.source.partition(", ")[0]] = per_object.get(w.source.partition(", ")[0], 0) + 1
+    planned, skipped = [], []
+    for w in workloads:
+        owner, _, container = w.source.partition(", ")
+        source = {
+            "type": "helm" if owner == "production-stack values" else "kubernetes",
+            "file": filename,
+            "document": w.document,
+            "object": owner,
+            "container": container,
+            "line": w.line,
+            "image": w.image,
+            "notes": [{"message": n.message, "line": n.line, "severity": n.severity} for n in w.notes],
+        }
+        if not w.command:
+            skipped.append(source)
+            continue
+        data = services.ProfileInput.from_mapping(
+            {
+                "name": _name(w, per_object[owner] > 1),
+                "kind": kind or w.kind or "serving",
+                "vllm_version": w.vllm_version or "",
+                "command": w.command,
+                "env": w.env,
+                "hardware": w.hardware,
+                "description": f"Imported from {filename or 'a manifest'}: {w.source}",
+            }
+        )
+        planned.append(ImportedWorkload(name=data.name, data=data, source=source))
+    return planned, skipped
+
+
+def profiles_import_manifest(
+    *, actor, team: Team, text: str, filename: str = "", kind: str | None = None
+) -> ManifestImport:
+    """Create one profile per vLLM container or modelSpec of ``text``; all or nothing."""
+    if kind not in (None, "", "serving", "collection"):
+        raise DomainError("kind must be 'serving' or 'collection'", field="kind")
+    planned, skipped = _plan(text, filename=filename, kind=kind or None)
+    for item in planned:
+        try:
+            item.verdict = services.profile_dry_run(data=item.data)
+        except DomainError as exc:
+            item.error = exc.message
+    if any(item.error or not item.verdict.valid for item in planned):
+        raise ManifestInvalid(planned)
+    result = ManifestImport(skipped=skipped)
+    with transaction.atomic():
+        for item in planned:
+            profile, verdict = services.profile_create(actor=actor, team=team, data=item.data)
+            Profile.objects.filter(pk=profile.pk).update(source=item.source)
+            profile.source = item.source
+            result.created.append((profile, verdict))
+    return result
+
+
+def profile_render_manifest(profile: Profile, *, fmt: str) -> str:
+    """The profile as a Kubernetes Deployment or as production-stack Helm values."""
+    if fmt not in EXPORT_FORMATS:
+        raise DomainError(f"unknown format {fmt!r}; use {' or '.join(EXPORT_FORMATS)}", field="format")
+    release = effective_release(profile)
+    doc = profile_document(profile, release=release)
+    argv = engine_render.render_argv(doc, catalog=catalog_for(release))
+    gpus = profile.hardware.get("gpus_per_node") if isinstance(profile.hardware, dict) else None
+    common = {
+        "name": profile.name,
+        "argv": argv,
+        "env": dict(profile.env),
+        "version": release.version,
+        "gpus": gpus,
+    }
+    if fmt == "deployment":
+        return manifests.render_deployment(**common, kind=profile.kind)
+    return manifests.render_stack_values(
+        **common, prefix_caching=profile.engine_args.get("enable_prefix_caching")
+    )
