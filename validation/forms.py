@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 
-from .models import Rule, RuleSet, VllmRelease
+from .models import RULE_FIELDS, Rule, RuleSet, VllmRelease
 from .services import DomainError
 
 KIND_CHOICES = [("serving", "serving"), ("collection", "collection")]
@@ -31,115 +31,111 @@ def add_domain_error(form: forms.Form, exc: DomainError) -> None:
     form.add_error(field, exc.message)
 
 
-class RuleForm(forms.Form):
-    """One rule of a draft. On edit the id is fixed (a new id would be a new rule)."""
+class CommaListField(forms.CharField):
+    """A list of strings typed comma-separated (or one a line)."""
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, list | tuple) else value
+
+    def to_python(self, value):
+        return _commas(super().to_python(value))
+
+
+class LineListField(forms.CharField):
+    """A list of strings typed one a line."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value):
+        return "\n".join(value) if isinstance(value, list | tuple) else value
+
+    def to_python(self, value):
+        return _lines(super().to_python(value))
+
+
+class JSONObjectField(forms.CharField):
+    """A JSON object typed as text (the rule's mechanical fix)."""
+
+    def prepare_value(self, value):
+        return json.dumps(value) if isinstance(value, dict) else value or ""
+
+    def to_python(self, value):
+        text = (super().to_python(value) or "").strip()
+        if not text:
+            return None
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not JSON: {exc.msg} (column {exc.colno})") from exc
+        if not isinstance(parsed, dict):
+            raise forms.ValidationError('must be a JSON object with "set" and/or "unset"')
+        return parsed
+
+
+class RuleForm(forms.ModelForm):
+    """One rule of a draft, its fields driven by the Rule model and the engine's RULE_FIELDS.
+
+    On edit the id is fixed (a new id would be a new rule). The form only shapes input: ``rules.rule_save``
+    checks the rule and compiles its CEL, and its errors land on the field they name.
+    """
 
     id = forms.SlugField(max_length=120, label="Rule id")
-    title = forms.CharField(max_length=200, required=False)
-    category = forms.ChoiceField(choices=Rule.Category.choices)
-    severity = forms.ChoiceField(choices=Rule.Severity.choices)
-    message = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), help_text="vLLM's own text, verbatim")
-    when = forms.CharField(
-        label="When (CEL)",
-        required=False,
-        strip=False,
-        widget=forms.Textarea(attrs={"rows": 4, "class": "code", "spellcheck": "false"}),
-        help_text="A CEL expression over the profile document (args, env, model, hardware, kind, vllm).",
-    )
-    versions = forms.CharField(
-        max_length=200, required=False, help_text="PEP 440 specifier, e.g. >=0.28.0,<0.32.0; empty: all"
-    )
     kinds = forms.MultipleChoiceField(
         choices=KIND_CHOICES,
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text="None ticked: every kind",
     )
-    fields = forms.CharField(required=False, help_text="Arguments to highlight, comma-separated")
-    needs = forms.CharField(required=False, help_text="Inputs the rule needs, comma-separated")
-    solutions = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text="One a line"
-    )
-    tips = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text="One a line")
-    tags = forms.CharField(required=False, help_text="Comma-separated")
-    example_fix = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "class": "code"}))
-    docs = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    fields = CommaListField(required=False, help_text="Arguments to highlight, comma-separated")
+    needs = CommaListField(required=False, help_text="Inputs the rule needs, comma-separated")
+    tags = CommaListField(required=False, help_text="Comma-separated")
+    solutions = LineListField(required=False, help_text="One a line")
+    tips = LineListField(required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text="One a line")
     source = forms.URLField(max_length=500, required=False, assume_scheme="https")
-    error_class = forms.CharField(max_length=100, required=False)
-    fix = forms.CharField(
+    fix = JSONObjectField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "class": "code"}),
         help_text='JSON, e.g. {"unset": ["enforce_eager"]}',
     )
-    enabled = forms.BooleanField(required=False, initial=True)
 
-    def __init__(self, *args, rule: Rule | None = None, **kwargs):
-        if rule is not None and "initial" not in kwargs:
-            kwargs["initial"] = self.initial_from(rule)
-        super().__init__(*args, **kwargs)
-        if rule is not None:
-            self.fields["id"].disabled = True
-
-    @staticmethod
-    def initial_from(rule: Rule) -> dict[str, Any]:
-        return {
-            "id": rule.rule_id,
-            "title": rule.title,
-            "category": rule.category,
-            "severity": rule.severity,
-            "message": rule.message,
-            "when": rule.when,
-            "versions": rule.versions,
-            "kinds": rule.kinds,
-            "fields": ", ".join(rule.fields),
-            "needs": ", ".join(rule.needs),
-            "solutions": "\n".join(rule.solutions),
-            "tips": "\n".join(rule.tips),
-            "tags": ", ".join(rule.tags),
-            "example_fix": rule.example_fix,
-            "docs": rule.docs,
-            "source": rule.source,
-            "error_class": rule.error_class,
-            "fix": json.dumps(rule.fix) if rule.fix else "",
-            "enabled": rule.enabled,
+    class Meta:
+        model = Rule
+        fields = list(RULE_FIELDS)
+        code = {"class": "code", "spellcheck": "false"}
+        widgets = {
+            "message": forms.Textarea(attrs={"rows": 2}),
+            "message_template": forms.Textarea(attrs={"rows": 2, **code}),
+            "when": forms.Textarea(attrs={"rows": 4, **code}),
+            "example_fix": forms.Textarea(attrs={"rows": 3, "class": "code"}),
+            "docs": forms.Textarea(attrs={"rows": 3}),
+        }
+        labels = {"when": "When (CEL)", "message_template": "Template with values ({{ CEL }})"}
+        help_texts = {
+            "when": "A CEL expression over the profile document (args, effective, env, model, hardware, "
+            "kind, vllm); true: the rule fires.",
+            "versions": "PEP 440 specifier, e.g. >=0.28.0,<0.32.0; empty: all",
         }
 
-    def clean_fix(self):
-        text = self.cleaned_data.get("fix", "").strip()
-        if not text:
-            return None
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"not JSON: {exc.msg} (column {exc.colno})") from exc
-        if not isinstance(value, dict):
-            raise forms.ValidationError('must be a JSON object with "set" and/or "unset"')
-        return value
+    def __init__(self, *args, rule: Rule | None = None, **kwargs):
+        super().__init__(*args, instance=rule, **kwargs)
+        if rule is not None:
+            self.fields["id"].initial = rule.rule_id
+            self.fields["id"].disabled = True
+        self.order_fields(["id", *RULE_FIELDS])
+        for name in ("when", "message_template"):
+            self.fields[name].strip = False
+
+    def _post_clean(self):
+        """Checking the rule is the service's job (``rules.rule_save``), not the model's."""
 
     def rule_data(self) -> dict[str, Any]:
         """The rule as rules.rule_save takes it."""
         data = self.cleaned_data
-        return {
-            "id": data["id"],
-            "title": data["title"],
-            "category": data["category"],
-            "severity": data["severity"],
-            "message": data["message"],
-            "when": data["when"].strip(),
-            "versions": data["versions"].strip(),
-            "kinds": list(data["kinds"]),
-            "fields": _commas(data["fields"]),
-            "needs": _commas(data["needs"]),
-            "solutions": _lines(data["solutions"]),
-            "tips": _lines(data["tips"]),
-            "tags": _commas(data["tags"]),
-            "example_fix": data["example_fix"],
-            "docs": data["docs"],
-            "source": data["source"],
-            "error_class": data["error_class"],
-            "fix": data["fix"],
-            "enabled": data["enabled"],
-        }
+        rule = {"id": data["id"], **{name: data[name] for name in RULE_FIELDS}}
+        rule["kinds"] = list(rule["kinds"])
+        rule["when"] = rule["when"].strip()
+        rule["message_template"] = rule["message_template"].strip()
+        return rule
 
 
 class DraftForm(forms.Form):

@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from .engine.rules import RULE_FIELDS as ENGINE_RULE_FIELDS
+
 
 class VllmRelease(models.Model):
     """A vLLM release the product knows, with its engine-argument catalog (None until imported)."""
@@ -98,7 +100,12 @@ class Rule(models.Model):
     title = models.CharField(max_length=200, blank=True)
     category = models.CharField(max_length=10, choices=Category.choices)
     severity = models.CharField(max_length=10, choices=Severity.choices)
-    message = models.TextField()
+    message = models.TextField(help_text="vLLM's own text, verbatim, {self.x} placeholders and all")
+    message_template = models.TextField(
+        blank=True,
+        help_text="The message with its values: each {{ CEL }} or {{ CEL | !r:.2f }} is filled from the "
+        "profile as vLLM's f-string prints it. Empty: the message as it is.",
+    )
     when = models.TextField(blank=True, help_text="CEL; empty until a person writes it (imported records).")
     versions = models.CharField(max_length=200, blank=True, help_text="PEP 440 specifier; empty = all")
     kinds = models.JSONField(default=list, blank=True)
@@ -122,12 +129,9 @@ class Rule(models.Model):
         return self.rule_id
 
 
-# A rule's fields as a rule pack writes them (besides its ``id``): the pack export, the rule serializer and
-# the rule-set comparison read this one list.
-RULE_FIELDS = (
-    "title category severity message when versions kinds fields needs solutions tips tags example_fix docs "
-    "source error_class fix enabled"
-).split()
+# A rule's fields as a rule pack writes them (besides its ``id``), defined once by the engine (the pack
+# format): the Rule model's columns, the pack export, the rule serializer and form, the comparison use it.
+RULE_FIELDS = ENGINE_RULE_FIELDS
 
 
 class Verdict(models.Model):

@@ -27,6 +27,21 @@ EAGER_RULE = {
 }
 
 
+# A rule whose message carries values: vLLM-style text with placeholders, and its template filled per profile.
+SPECULATION_RULE = {
+    "id": "org-collection-no-speculation-031",
+    "category": "policy",
+    "severity": "error",
+    "message": "collection profiles on vLLM {version} must not speculate (num_speculative_tokens={n})",
+    "message_template": "collection profiles on vLLM {{ vllm.version }} must not speculate "
+    "(num_speculative_tokens={{ args.speculative_config.num_speculative_tokens }})",
+    "when": "has(args.speculative_config)",
+    "versions": "<0.32.0",
+    "kinds": ["collection"],
+}
+SPECULATION_MESSAGE_031 = "collection profiles on vLLM 0.31.0 must not speculate (num_speculative_tokens=3)"
+
+
 def client_for(user) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
@@ -99,6 +114,11 @@ def test_seed_scenario_end_to_end(workers, smtp, staff, user, team):
     workers.start()
     staff_client, owner_client = client_for(staff), client_for(user)
     staff_client.put("/api/v1/fleet/", {"vllm_version": "0.32.0"}, format="json")
+    draft = staff_client.post("/api/v1/rulesets/", {}, format="json").json()["id"]
+    saved = staff_client.post(f"/api/v1/rulesets/{draft}/rules/", SPECULATION_RULE, format="json")
+    assert saved.status_code == 200, saved.content
+    published = staff_client.post(f"/api/v1/rulesets/{draft}/publish/")
+    wait_recheck(staff_client, published.json()["recheck"])
     created = owner_client.post(
         "/api/v1/profiles/",
         {
@@ -120,7 +140,8 @@ def test_seed_scenario_end_to_end(workers, smtp, staff, user, team):
     assert (recheck["total"], recheck["newly_invalid"]) == (1, 1)
     profile = owner_client.get(f"/api/v1/profiles/{profile_id}/").json()
     assert profile["state"] == "invalid"
-    assert SEED_MESSAGE_031 in [f["message"] for f in profile["findings"]]
+    messages = [f["message"] for f in profile["findings"]]
+    assert SEED_MESSAGE_031 in messages and SPECULATION_MESSAGE_031 in messages
 
     wait_for(lambda: smtp.bodies(user.email), what="the owner's alert e-mail")
     back = staff_client.put("/api/v1/fleet/", {"vllm_version": "0.32.0"}, format="json")
@@ -140,6 +161,9 @@ def test_seed_scenario_end_to_end(workers, smtp, staff, user, team):
     bodies = smtp.bodies(user.email)
     assert len(bodies) == 1
     assert SEED_MESSAGE_031 in bodies[0] and f"http://profiles.test/profiles/{profile_id}/" in bodies[0]
+    # The e-mail quotes the message with the profile's values filled in, never a placeholder.
+    assert SPECULATION_MESSAGE_031 in bodies[0]
+    assert "{{" not in bodies[0] and "{n}" not in bodies[0] and "{version}" not in bodies[0]
 
 
 def test_publish_breaking_3_of_1000_alerts_those_3_only_and_republish_sends_nothing(

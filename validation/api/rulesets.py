@@ -33,28 +33,6 @@ class DraftRequestSerializer(serializers.Serializer):
     notes = serializers.CharField(required=False, allow_blank=True)
 
 
-class RuleWriteSerializer(serializers.Serializer):
-    id = serializers.SlugField(max_length=120)
-    title = serializers.CharField(required=False, allow_blank=True)
-    category = serializers.ChoiceField(choices=["vllm", "policy", "catalog"], required=False)
-    severity = serializers.ChoiceField(choices=["error", "warning", "info"], required=False)
-    message = serializers.CharField(required=False)
-    when = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    versions = serializers.CharField(required=False, allow_blank=True)
-    kinds = serializers.ListField(child=serializers.CharField(), required=False)
-    fields = serializers.ListField(child=serializers.CharField(), required=False)
-    needs = serializers.ListField(child=serializers.CharField(), required=False)
-    solutions = serializers.ListField(child=serializers.CharField(), required=False)
-    tips = serializers.ListField(child=serializers.CharField(), required=False)
-    tags = serializers.ListField(child=serializers.CharField(), required=False)
-    example_fix = serializers.CharField(required=False, allow_blank=True)
-    docs = serializers.CharField(required=False, allow_blank=True)
-    source = serializers.CharField(required=False, allow_blank=True)
-    error_class = serializers.CharField(required=False, allow_blank=True)
-    fix = serializers.DictField(required=False, allow_null=True)
-    enabled = serializers.BooleanField(required=False)
-
-
 class RecordsSerializer(serializers.Serializer):
     records = serializers.CharField(help_text="Error records, one JSON object a line", trim_whitespace=False)
 
@@ -94,15 +72,14 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         )
         return self._detail(draft, status.HTTP_201_CREATED)
 
-    @extend_schema(request=RuleWriteSerializer, responses={200: RuleSerializer})
+    @extend_schema(request=RuleSerializer, responses={200: RuleSerializer})
     @action(detail=True, methods=["post"], url_path="rules")
     def save_rule(self, request, pk=None):
-        """Add a rule to a draft, or change one (by id); its CEL is compiled before it is saved."""
-        serializer = RuleWriteSerializer(data=request.data)
+        """Add a rule to a draft, or change one (by id); its CEL (condition and message template) is compiled
+        before it is saved."""
+        serializer = RuleSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rule = rulesets.rule_save(
-            ruleset=self.get_object(), data=serializer.validated_data, actor=request.user
-        )
+        rule = rulesets.rule_save(ruleset=self.get_object(), data=serializer.rule_data(), actor=request.user)
         return Response(RuleSerializer(rule).data)
 
     @extend_schema(request=None, responses={204: None})

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from validation.engine.rules import LIST_FIELDS
 from validation.models import RULE_FIELDS, Recheck, Rule, RuleSet, VllmRelease
 
 
@@ -48,11 +49,32 @@ class ReleaseCoverageSerializer(serializers.Serializer):
 
 
 class RuleSerializer(serializers.ModelSerializer):
-    id = serializers.CharField(source="rule_id")
+    """A rule, read and written: its fields come from the Rule model and the engine's RULE_FIELDS.
+
+    On write only ``id`` is required: the rule set's rule with that id is changed field by field, a new id
+    adds a rule (``rules.rule_save`` checks the whole rule and compiles its CEL).
+    """
+
+    id = serializers.SlugField(source="rule_id", max_length=120)
 
     class Meta:
         model = Rule
         fields = ["id", *RULE_FIELDS]
+        extra_kwargs = {
+            **{name: {"required": False} for name in RULE_FIELDS},
+            "when": {"required": False, "trim_whitespace": False},
+            "message_template": {"required": False, "trim_whitespace": False},
+        }
+
+    def build_field(self, field_name, info, model_class, nested_depth):
+        if field_name in LIST_FIELDS:
+            return serializers.ListField, {"child": serializers.CharField()}
+        return super().build_field(field_name, info, model_class, nested_depth)
+
+    def rule_data(self) -> dict:
+        """The validated rule as ``rules.rule_save`` takes it (``id`` and the fields given)."""
+        data = dict(self.validated_data)
+        return {"id": data.pop("rule_id"), **data}
 
 
 class RuleSetSerializer(serializers.ModelSerializer):

@@ -32,28 +32,31 @@ from .types import (
     parse_version,
 )
 
-RULE_KEYS = {
-    "id",
+# A rule's fields, in the order the pack, the Rule model, the API and the rule-set editor list them: the one
+# definition they are all driven from (besides the rule's ``id``).
+RULE_FIELDS: tuple[str, ...] = (
+    "title",
     "category",
     "severity",
     "message",
+    "message_template",
     "when",
     "versions",
     "kinds",
     "fields",
+    "needs",
     "solutions",
+    "tips",
+    "tags",
     "example_fix",
     "docs",
     "source",
     "error_class",
     "fix",
-    "tags",
     "enabled",
-    "needs",
-    "tips",
-    "title",
-    "message_template",
-}
+)
+LIST_FIELDS: tuple[str, ...] = ("kinds", "fields", "needs", "solutions", "tips", "tags")  # lists of strings
+RULE_KEYS = {"id", *RULE_FIELDS}
 REQUIRED_RULE_KEYS = ("id", "category", "severity", "message", "when")
 PACK_KEYS = {"pack", "description", "defaults", "derived", "rules"}
 
@@ -119,7 +122,9 @@ def check_rule(rule: Any, *, index: int | None = None) -> None:
     template = rule.get("message_template")
     if template is not None and not isinstance(template, str):
         raise PackError(rule_id, "message_template", "must be a string")
-    for key in ("fields", "solutions", "tags", "needs", "tips"):
+    for key in LIST_FIELDS:
+        if key == "kinds":
+            continue
         value = rule.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             raise PackError(rule_id, key, "must be a list of strings")

@@ -14,7 +14,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ..engine.rules import check_rule, compile_expression, compile_ruleset, load_pack
+from ..engine.rules import (
+    LIST_FIELDS,
+    check_rule,
+    compile_expression,
+    compile_message_template,
+    compile_ruleset,
+    load_pack,
+)
 from ..engine.types import RuleCompileError
 from ..errors import DomainError
 from ..models import RULE_FIELDS, Rule, RuleSet
@@ -63,12 +70,12 @@ def _rule_columns(raw: Mapping[str, Any]) -> dict[str, Any]:
         value = raw.get(name)
         if name == "enabled":
             columns[name] = value is not False
-        elif name in ("kinds", "fields", "needs", "solutions", "tips", "tags"):
+        elif name in LIST_FIELDS:
             columns[name] = list(value or [])
         elif name == "fix":
             columns[name] = value
         else:
-            columns[name] = "" if value is None else str(value).strip() if name != "when" else str(value)
+            columns[name] = "" if value is None else str(value) if name == "when" else str(value).strip()
     return columns
 
 
@@ -115,7 +122,8 @@ def _rule_error(exc: Exception) -> DomainError:
 
 @transaction.atomic
 def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
-    """Add or change one rule of a draft. The rule's structure is checked and its CEL compiled first."""
+    """Add or change one rule of a draft. The rule's structure is checked and its CEL (condition and message
+    template) compiled first."""
     _require_draft(ruleset)
     raw = {k: v for k, v in data.items() if v is not None}
     existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
@@ -128,6 +136,7 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
         check_rule({**raw, "when": raw.get("when") or "false"})
         if raw.get("when"):
             compile_expression(raw["id"], "when", raw["when"])
+        compile_message_template(raw)
     except RuleCompileError as exc:
         raise _rule_error(exc) from exc
     columns = _rule_columns(raw)
@@ -199,6 +208,7 @@ def ruleset_compare(*, old: RuleSet, new: RuleSet) -> dict[str, Any]:
 
 SEED_FIELDS = {
     "errorMessage": "message",
+    "messageTemplate": "message_template",
     "documentation": "docs",
     "solutions": "solutions",
     "exampleFix": "example_fix",
@@ -245,6 +255,10 @@ def ruleset_import_records(*, ruleset: RuleSet, text: str) -> list[Rule]:
         for source, target in SEED_FIELDS.items():
             if record.get(source) not in (None, "", []):
                 raw[target] = record[source]
+        try:
+            compile_message_template(raw)
+        except RuleCompileError as exc:
+            raise DomainError(f"line {number}: {_rule_error(exc).message}", field="records") from exc
         notes = [record.get(k) for k in ("triggerScenarios", "commonSituations") if record.get(k)]
         if notes:
             raw["docs"] = "\n\n".join([raw.get("docs", ""), *notes]).strip()
