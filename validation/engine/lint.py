@@ -49,7 +49,12 @@ def validate(
     history: Mapping[str, Catalog] | None = None,
     waived: Iterable[str] = (),
 ) -> Verdict:
-    """Every finding at once (vLLM itself stops at the first)."""
+    """Every finding at once; vLLM itself stops at the first, so the first error is the one vLLM reports.
+
+    Within a severity, findings follow vLLM's order: the catalog's checks of the command line first (argparse
+    refuses an unknown argument or a bad value before any config is built), then the rules in the order of
+    the rule set (the pack lists its rules in the order vLLM runs its checks; see the rule-pack README).
+    """
     waived_ids = frozenset(waived)
     verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids)
     findings: list[Finding] = list(verdict.findings)
@@ -58,5 +63,5 @@ def validate(
             if finding.rule in waived_ids:
                 finding = Finding(**{**finding.__dict__, "waived": True})
             findings.append(finding)
-    findings.sort(key=lambda f: SEVERITY_ORDER[f.severity])
+    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.category != "catalog"))
     return Verdict(vllm_version=verdict.vllm_version, ruleset=verdict.ruleset, findings=tuple(findings))
