@@ -38,7 +38,7 @@ def load_allow_list(path: Path) -> list[tuple[str, str]]:
     return entries
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin object must stay hashable (pluggy keeps plugins in sets)
 class SkipPolicy:
     allowed: list[tuple[str, str]]
     path: Path

@@ -25,6 +25,8 @@ def test_needs_a_gpu():
 @pytest.fixture
 def suite(pytester):
     pytester.makepyfile(test_suite=TWO_TESTS)
+    # like the real suite, a conftest that covers only a subfolder: pytest then calls hooks on plugin subsets
+    pytester.mkpydir("sub").joinpath("conftest.py").write_text("")
     return pytester
 
 
