@@ -19,6 +19,7 @@ from tools.rulepack.specs import (
     parallel,
     parallel_limits,
     policy,
+    quantization_args,
     replayssm,
     sampling,
     scheduler,
@@ -47,6 +48,7 @@ TOPICS = (
     backends,
     replayssm,
     parallel_limits,
+    quantization_args,
     policy,
 )
 
