@@ -150,6 +150,16 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 50},
     },
 }
+# New vLLM releases: off unless VLLM_RELEASE_INDEX_URL names a PyPI-style JSON API (https://pypi.org/pypi or
+# a mirror's); beat then asks it every VLLM_RELEASE_WATCH_INTERVAL seconds (default hourly).
+VLLM_RELEASE_INDEX_URL = env.str("VLLM_RELEASE_INDEX_URL", default="")
+if VLLM_RELEASE_INDEX_URL:
+    _watch_every = env.float("VLLM_RELEASE_WATCH_INTERVAL", default=3600.0)
+    CELERY_BEAT_SCHEDULE["release-watch"] = {
+        "task": "validation.release_watch",
+        "schedule": _watch_every,
+        "options": {"expires": max(_watch_every - 1, 1)},
+    }
 RECHECK_STALL_SECONDS = env.float("RECHECK_STALL_SECONDS", default=60.0)
 # Publishing must not hang when the broker is down: fail fast, the sweep applies the change later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2

@@ -8,7 +8,7 @@ import smtplib
 from celery import shared_task
 
 from .models import RuleSet, VllmRelease
-from .services import alerts, previews, rechecks
+from .services import alerts, previews, rechecks, release_watch
 
 log = logging.getLogger(__name__)
 
@@ -66,3 +66,16 @@ def preview_task(ruleset_id: int, release_id: int | None = None) -> int:
         return 0
     release = VllmRelease.objects.filter(pk=release_id).first() if release_id else None
     return previews.preview(ruleset=ruleset, release=release)["total"]
+
+
+@shared_task(
+    name="validation.release_watch",
+    acks_late=True,
+    autoretry_for=(smtplib.SMTPException, ConnectionError),
+    retry_backoff=30,
+    max_retries=5,
+)
+def release_watch_task() -> list[str]:
+    """Beat (when VLLM_RELEASE_INDEX_URL is set): import vLLM releases newer than the newest catalog and mail
+    staff what each would do to the fleet. Safe to run twice: an imported release is not fetched again."""
+    return [a.version for a in release_watch.release_watch_run()]
