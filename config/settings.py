@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "profiles",
     "validation",
+    "sources",
 ]
 
 MIDDLEWARE = [
@@ -160,6 +161,12 @@ if VLLM_RELEASE_INDEX_URL:
         "schedule": _watch_every,
         "options": {"expires": max(_watch_every - 1, 1)},
     }
+# Git sources (sources app): beat syncs every one every GIT_SYNC_INTERVAL seconds.
+CELERY_BEAT_SCHEDULE["git-sources"] = {
+    "task": "sources.sync_all",
+    "schedule": env.float("GIT_SYNC_INTERVAL", default=300.0),
+    "options": {"expires": 60},
+}
 RECHECK_STALL_SECONDS = env.float("RECHECK_STALL_SECONDS", default=60.0)
 # Publishing must not hang when the broker is down: fail fast, the sweep applies the change later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2

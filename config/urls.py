@@ -7,6 +7,7 @@ from config import health
 from config.metrics import metrics_view
 from profiles.api.admission import AdmissionView
 from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
+from sources.api.views import GitSourceViewSet
 from validation.api.alerts import AlertPreferenceView, AlertViewSet
 from validation.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
 from validation.api.rulesets import RuleSetViewSet
@@ -18,6 +19,7 @@ router.register("teams", TeamViewSet, basename="team")
 router.register("releases", ReleaseViewSet, basename="release")
 router.register("rulesets", RuleSetViewSet, basename="ruleset")
 router.register("rechecks", RecheckViewSet, basename="recheck")
+router.register("sources", GitSourceViewSet, basename="source")
 router.register("alerts", AlertViewSet, basename="alert")
 
 urlpatterns = [

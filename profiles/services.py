@@ -233,6 +233,12 @@ def profile_update(
 ) -> tuple[Profile, Verdict]:
     if not user_can_edit(actor, profile.team):
         raise DomainError(f"you may not edit profiles of team {profile.team.slug!r}", code="permission")
+    origin = profile.source or {}
+    if origin.get("type") == "git":
+        raise DomainError(
+            f"this profile is synced from Git ({origin.get('url')}, {origin.get('path')}): edit it in Git",
+            code="read_only",
+        )
     if expected_revision is not None and expected_revision != profile.revision:
         raise EditConflict(profile.revision, expected_revision)
     before = profile_snapshot(profile)

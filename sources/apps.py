@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class SourcesConfig(AppConfig):
+    name = "sources"
+    verbose_name = "Git sources"
+    default_auto_field = "django.db.models.BigAutoField"
