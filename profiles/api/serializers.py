@@ -21,6 +21,9 @@ class FindingSerializer(serializers.Serializer):
     docs = serializers.CharField(allow_null=True, required=False)
     waived = serializers.BooleanField(required=False)
     fix = serializers.DictField(allow_null=True, required=False)
+    message_source = serializers.CharField(help_text="The rule's message as vLLM's source writes it")
+    message_rendered = serializers.BooleanField(help_text="False: a value of the message is unknown")
+    message_note = serializers.CharField(allow_null=True, help_text="Which values are unknown, and why")
 
 
 class FindingsDocumentSerializer(serializers.Serializer):
