@@ -3,7 +3,7 @@ the KDA prefill backend, HiSparse, direct weight reload, KV connectors, LoRA, En
 NUMA lists, sleep-mode checkpoint preparation."""
 
 from tools.rulepack.coverage_expr import AV, templated
-from tools.rulepack.expr import HISPARSE, SC, A, R, q, sub
+from tools.rulepack.expr import HAS_SPEC, HISPARSE, SC, A, R, q, sub
 from tools.rulepack.expr import arg_true as T
 from tools.rulepack.profiles import MIXTRAL
 
@@ -302,6 +302,32 @@ RULES = [
         fix={"unset": ["kda_prefill_backend"]},
     ),
     R(
+        "hisparse-requires-hybrid-kv-cache-manager",
+        "HiSparse requires the hybrid KV cache manager;",
+        f"{HISPARSE} && {T('disable_hybrid_kv_cache_manager')}",
+        ["attention_config", "disable_hybrid_kv_cache_manager"],
+        ["Remove --disable-hybrid-kv-cache-manager"],
+        "VllmConfig.__post_init__ (an explicit --disable-hybrid-kv-cache-manager; vLLM may also turn the "
+        "manager off itself for some KV connectors, which is refused too but not read here).",
+        ["hisparse"],
+        fix={"unset": ["disable_hybrid_kv_cache_manager"]},
+    ),
+    R(
+        "parallel-drafting-dflash-dspark-only",
+        "parallel_drafting is only supported by the dflash and dspark methods, not",
+        f"{HAS_SPEC} && has({SC}.parallel_drafting) && {SC}.parallel_drafting == true && "
+        '!(derived.spec_method in ["dflash", "dspark"])',
+        ["speculative_config"],
+        ["Remove parallel_drafting: it is deprecated and only dflash and dspark draft in parallel"],
+        "SpeculativeConfig._verify_args (0.34.0).",
+        ["speculative-decoding"],
+        message_template=(
+            "parallel_drafting is only supported by the dflash and dspark methods, not "
+            "{{ derived.spec_method | !r }}."
+        ),
+        fix={"unset": ["speculative_config.parallel_drafting"]},
+    ),
+    R(
         "hisparse-requires-reserve-full-isl",
         "HiSparse requires --scheduler-reserve-full-isl",
         f"{HISPARSE} && {AV('scheduler_reserve_full_isl', 'true')} == false",
@@ -481,6 +507,8 @@ DSV32 = {
 }
 FLY = {"method": "ngram", "prompt_lookup_max": 4, "rejection_sample_method": "fly"}
 
+EAGLE3 = {"method": "eagle3", "model": "org/eagle3-draft", "num_speculative_tokens": 3}
+
 CASES = {
     "backend-per-kind-unknown-kind": (
         {"attention_config": {"backend_per_kind": {"full": "FLASH_ATTN"}}},
@@ -565,6 +593,14 @@ CASES = {
         {"speculative_config": {**FLY, "num_speculative_tokens": 4, "fly_window_size": 3}},
     ),
     "kda-prefill-fused-rocm-only": ({"kda_prefill_backend": "fused"}, {"kda_prefill_backend": "flashkda"}),
+    "hisparse-requires-hybrid-kv-cache-manager": (
+        dict(args={**HIS, "disable_hybrid_kv_cache_manager": True}, model=DSV32),
+        dict(args=HIS, model=DSV32),
+    ),
+    "parallel-drafting-dflash-dspark-only": (
+        {"speculative_config": {**EAGLE3, "parallel_drafting": True}},
+        {"speculative_config": {**EAGLE3, "parallel_drafting": False}},
+    ),
     "hisparse-requires-reserve-full-isl": (
         dict(args={**HIS, "scheduler_reserve_full_isl": False}, model=DSV32),
         dict(args=HIS, model=DSV32),

@@ -458,6 +458,16 @@ RULES = [
         needs=["model.architecture", "model.config"],
         fix={"unset": ["engram_config.disk_offload"]},
     ),
+    R(
+        "engram-disk-offload-no-elastic-ep",
+        "disk_offload is not supported with elastic EP.",
+        f"{sub('engram_config', 'disk_offload')} && {EC}.disk_offload == true && {ELASTIC}",
+        ["engram_config", "enable_elastic_ep"],
+        ["Remove disk_offload, or disable elastic EP"],
+        "EngramConfig.verify_parallel_config (0.34.0); a model other than Qwen4Exp is refused just before.",
+        ["engram"],
+        fix={"unset": ["engram_config.disk_offload"]},
+    ),
 ]
 RULES = templated(RULES)
 
@@ -607,6 +617,17 @@ CASES = {
     "engram-requires-engram-model": (
         {"engram_config": {"cpu_offload": True}},
         eng({"engram_config": {"cpu_offload": True}}),
+    ),
+    "engram-disk-offload-no-elastic-ep": (
+        eng(
+            {
+                "engram_config": {"disk_offload": True},
+                "enable_elastic_ep": True,
+                "enable_expert_parallel": True,
+            },
+            model=QWEN4,
+        ),
+        eng({"engram_config": {"disk_offload": True}}, model=QWEN4),
     ),
     "engram-disk-offload-requires-qwen4exp": (
         eng({"engram_config": {"disk_offload": True}}),

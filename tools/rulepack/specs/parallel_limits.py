@@ -7,6 +7,7 @@ from tools.rulepack.expr import arg_true as T
 
 DCP = "effective.decode_context_parallel_size"
 TP = "effective.tensor_parallel_size"
+PCP = "effective.prefill_context_parallel_size"
 # the checks after "Decode context parallelism for GQA/MQA requires ..." (dcp-gqa-requires-tp-above-kv-heads):
 # non-MLA models (no kv_lora_rank in the config) with more TP ranks than KV heads
 DCP_GQA = f"{DCP} > 1 && !has(model.config.kv_lora_rank) && {TP} > {KVH}"
@@ -62,6 +63,20 @@ RULES = [
         ["parallelism"],
         fix={"unset": ["enable_hc_sp"]},
     ),
+    R(
+        "pcp-dcp-sizes",
+        "When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x PCP axis.",
+        f"{PCP} > 1 && !({DCP} in [1, {PCP}, {TP} * {PCP}])",
+        ["prefill_context_parallel_size", "decode_context_parallel_size", "tensor_parallel_size"],
+        ["Set --decode-context-parallel-size to 1, to the PCP size, or to TP x PCP"],
+        "ParallelConfig._validate_parallel_config.",
+        ["parallelism"],
+        message_template=(
+            "When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x PCP axis. "
+            f"Got TP={{{{ {TP} }}}}, PCP={{{{ {PCP} }}}}, DCP={{{{ {DCP} }}}}; valid DCP sizes are "
+            f"{{{{ {TP} == 1 ? [1, {PCP}] : [1, {PCP}, {TP} * {PCP}] }}}}."
+        ),
+    ),
 ]
 RULES = templated(RULES)
 
@@ -84,6 +99,10 @@ CASES = {
     "dcp-divides-query-heads-per-kv-head": (
         dict(args={"tensor_parallel_size": 16, "decode_context_parallel_size": 4}, model=LLAMA_24),
         dict(args={"tensor_parallel_size": 16, "decode_context_parallel_size": 2}, model=LLAMA_24),
+    ),
+    "pcp-dcp-sizes": (
+        {"tensor_parallel_size": 2, "prefill_context_parallel_size": 2, "decode_context_parallel_size": 3},
+        {"tensor_parallel_size": 2, "prefill_context_parallel_size": 2, "decode_context_parallel_size": 4},
     ),
     "hc-sp-requires-pp-1": (
         {"enable_hc_sp": True, "tensor_parallel_size": 2, "pipeline_parallel_size": 2},
