@@ -101,3 +101,45 @@ class WaiverForm(forms.Form):
     def __init__(self, *args, rule_ids=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["rule_id"].choices = [(r, r) for r in rule_ids]
+
+
+class ManifestImportForm(forms.Form):
+    """Kubernetes manifests or production-stack values, pasted or uploaded: one profile per vLLM container."""
+
+    MAX_BYTES = 1_000_000
+
+    team = forms.ChoiceField(label="Team")
+    kind = forms.ChoiceField(
+        label="Kind",
+        required=False,
+        choices=[("", "from the annotation vllm-profiles.io/kind, else serving"), *Profile.Kind.choices],
+    )
+    manifest = forms.CharField(
+        label="Manifests or Helm values",
+        required=False,
+        help_text="Deployments, StatefulSets, Jobs, Pods, LeaderWorkerSets, KServe runtimes (several "
+        "documents separated by ---), or the vLLM production-stack chart's values.",
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false", "class": "code"}),
+    )
+    upload = forms.FileField(label="or upload a YAML file", required=False)
+
+    def __init__(self, *args, teams=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["team"].choices = [(slug, slug) for slug in teams]
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("upload")
+        if upload is not None:
+            if upload.size > self.MAX_BYTES:
+                raise forms.ValidationError(f"the file is larger than {self.MAX_BYTES} bytes")
+            try:
+                data["manifest"] = upload.read().decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise forms.ValidationError(f"the file is not UTF-8 text (byte {exc.start})") from exc
+            data["filename"] = upload.name
+        elif not (data.get("manifest") or "").strip():
+            raise forms.ValidationError("paste the YAML or choose a file")
+        else:
+            data["filename"] = ""
+        return data

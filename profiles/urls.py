@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.profile_list, name="list"),
     path("profiles/new/", views.profile_create, name="create"),
     path("profiles/validate/", views.profile_validate, name="validate"),
+    path("profiles/import/", views.profile_import_manifest, name="import-manifest"),
     path("profiles/<int:pk>/", views.profile_detail, name="detail"),
     path("profiles/<int:pk>/edit/", views.profile_edit, name="edit"),
     path("profiles/<int:pk>/fix/<slug:rule_id>/", views.profile_fix, name="fix"),

@@ -24,8 +24,8 @@ from validation.models import Rule, Verdict, VerdictRule
 from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
 from validation.services.waivers import user_can_waive, waiver_grant
 
-from . import selectors, services
-from .forms import SORTS, ProfileFilterForm, ProfileForm, WaiverForm
+from . import manifest_services, selectors, services
+from .forms import SORTS, ManifestImportForm, ProfileFilterForm, ProfileForm, WaiverForm
 from .models import Profile, Team, TeamMembership
 
 ARG_FIELDS = {"command", "config", "engine_args", "model", "env"}
@@ -482,3 +482,47 @@ def waiver_create(request, pk: int):
     else:
         messages.success(request, f"Waived {form.cleaned_data['rule_id']} until {expires:%Y-%m-%d}.")
     return redirect("profiles:detail", pk=pk)
+
+
+@login_required
+def profile_import_manifest(request):
+    """Paste or upload Kubernetes manifests or production-stack values: one profile per vLLM container."""
+    teams = _editable_team_slugs(request.user)
+    if not teams:
+        raise PermissionDenied("you are not an editor of any team")
+    form = ManifestImportForm(request.POST or None, request.FILES or None, teams=teams)
+    refused = []
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = manifest_services.profiles_import_manifest(
+                actor=request.user,
+                team=Team.objects.get(slug=data["team"]),
+                text=data["manifest"],
+                filename=data["filename"],
+                kind=data.get("kind") or None,
+            )
+        except manifest_services.ManifestInvalid as exc:
+            form.add_error(None, "Nothing was imported: vLLM would refuse these profiles.")
+            refused = [
+                {
+                    "name": w.name,
+                    "source": w.source,
+                    "error": w.error,
+                    "findings": _refused_findings(w.verdict),
+                }
+                for w in exc.workloads
+                if w.error or not w.verdict.valid
+            ]
+        except DomainError as exc:
+            form.add_error("manifest" if exc.field == "manifest" else None, exc.message)
+        else:
+            messages.success(request, f"Imported {len(result.created)} profiles.")
+            return redirect(f"{reverse('profiles:list')}?team={data['team']}")
+    return render(request, "profiles/import_manifest.html", {"form": form, "refused": refused})
+
+
+def _refused_findings(verdict) -> list:
+    if verdict is None:
+        return []
+    return [f for f in verdict.findings if f.is_active and f.severity == "error"]
