@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django import forms
 
-from validation.models import Verdict
 from validation.selectors import releases_ordered
 
 from .models import Profile
@@ -31,26 +30,18 @@ def _release_choices(first_label: str) -> list[tuple[str, str]]:
     return [("", first_label)] + [(v, v) for v in releases_ordered().values_list("version", flat=True)]
 
 
-class ProfileFilterForm(forms.Form):
-    q = forms.CharField(label="Search", required=False, max_length=200)
-    kind = forms.ChoiceField(label="Kind", required=False, choices=[("", "any kind"), *Profile.Kind.choices])
-    team = forms.ChoiceField(label="Team", required=False)
-    state = forms.ChoiceField(
-        label="State", required=False, choices=[("", "any state"), *Verdict.State.choices]
-    )
-    release = forms.ChoiceField(label="vLLM release", required=False)
-    rule = forms.CharField(label="Rule", required=False, max_length=120)
+class ListOptionsForm(forms.Form):
+    """How the list page orders and pages the profiles (what it shows is ``filters.ProfileFilter``)."""
+
     sort = forms.ChoiceField(label="Sort by", required=False, choices=list(SORT_LABELS.items()))
     size = forms.TypedChoiceField(
         label="Per page", required=False, coerce=int, choices=[(n, n) for n in PAGE_SIZES], empty_value=50
     )
 
-    def __init__(self, *args, teams=(), releases=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["team"].choices = [("", "any team")] + [(slug, slug) for slug in teams]
-        self.fields["release"].choices = [("", "any release"), ("fleet", "follows the fleet")] + [
-            (v, f"targets {v}") for v in releases
-        ]
+    def options(self) -> tuple[tuple[str, ...], int]:
+        """(the ordering, the page size); the defaults for what is missing or invalid."""
+        data = self.cleaned_data if self.is_valid() else {}
+        return SORTS[data.get("sort") or "team"], data.get("size") or PAGE_SIZES[1]
 
 
 class ProfileForm(forms.Form):

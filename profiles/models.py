@@ -74,6 +74,22 @@ class Profile(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    # What a user edits (besides the team): revisions record these, a copy carries them, and the API shows
+    # them (``model_name`` as ``model``, ``vllm_release`` as ``vllm_version``).
+    EDITABLE_FIELDS = (
+        "name",
+        "kind",
+        "description",
+        "model_name",
+        "model_architecture",
+        "model_config",
+        "vllm_release",
+        "engine_args",
+        "env",
+        "hardware",
+    )
+    API_NAMES = {"model_name": "model", "vllm_release": "vllm_version"}
+
     class Meta:
         ordering = ["team__slug", "name"]
         constraints = [models.UniqueConstraint(fields=["team", "name"], name="unique_profile_name_per_team")]

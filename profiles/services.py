@@ -123,20 +123,20 @@ def profile_render(profile: Profile, *, fmt: str) -> str:
 
 
 def profile_snapshot(profile: Profile) -> dict[str, Any]:
-    """What a revision records: every field a user edits."""
-    return {
-        "team": profile.team.slug,
-        "name": profile.name,
-        "kind": profile.kind,
-        "description": profile.description,
-        "model": profile.model_name,
-        "model_architecture": profile.model_architecture,
-        "model_config": profile.model_config,
-        "vllm_version": profile.vllm_release.version if profile.vllm_release else "",
-        "engine_args": profile.engine_args,
-        "env": profile.env,
-        "hardware": profile.hardware,
-    }
+    """What a revision records: the team and every field a user edits, by their API names."""
+    snapshot: dict[str, Any] = {"team": profile.team.slug}
+    for name in Profile.EDITABLE_FIELDS:
+        value = getattr(profile, name)
+        if name == "vllm_release":
+            value = value.version if value else ""  # "": follows the fleet
+        snapshot[Profile.API_NAMES.get(name, name)] = value
+    return snapshot
+
+
+def profile_copy(profile: Profile, **changes) -> Profile:
+    """An unsaved copy of ``profile``: its team and every field a user edits, with ``changes`` applied."""
+    fields = {name: getattr(profile, name) for name in Profile.EDITABLE_FIELDS}
+    return Profile(team=profile.team, **{**fields, **changes})
 
 
 def user_can_edit(user, team: Team) -> bool:
@@ -209,23 +209,35 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
         raise ProfileInvalid(verdict)
     try:
         with transaction.atomic():
-            profile.save()
-            ProfileRevision.objects.create(
-                profile=profile, revision=1, data=profile_snapshot(profile), author=actor
-            )
-            verdict_record(
-                profile=profile,
-                verdict=verdict,
-                release=release,
-                ruleset_number=verdict.ruleset,
-                cause="created",
-                actor=actor,
-            )
+            _store(profile, actor=actor, verdict=verdict, release=release, cause="created")
     except IntegrityError as exc:
-        raise DomainError(
-            f"team {team.slug!r} already has a profile named {profile.name!r}", field="name", code="unique"
-        ) from exc
+        raise _name_taken(profile) from exc
     return profile, verdict
+
+
+def _store(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease, cause: str, detail: str = ""):
+    """Save a validated profile with its revision's snapshot and its verdict (in the caller's transaction)."""
+    profile.save()
+    ProfileRevision.objects.create(
+        profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=actor
+    )
+    verdict_record(
+        profile=profile,
+        verdict=verdict,
+        release=release,
+        ruleset_number=verdict.ruleset,
+        cause=cause,
+        cause_detail=detail,
+        actor=actor,
+    )
+
+
+def _name_taken(profile: Profile) -> DomainError:
+    return DomainError(
+        f"team {profile.team.slug!r} already has a profile named {profile.name!r}",
+        field="name",
+        code="unique",
+    )
 
 
 def profile_update(
@@ -257,26 +269,41 @@ def profile_update(
                 current = Profile.objects.values_list("revision", flat=True).get(pk=profile.pk)
                 raise EditConflict(current, seen)
             profile.revision = seen + 1
-            profile.save()
-            ProfileRevision.objects.create(
-                profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=actor
-            )
-            verdict_record(
-                profile=profile,
-                verdict=verdict,
-                release=release,
-                ruleset_number=verdict.ruleset,
-                cause="edit",
-                cause_detail=f"revision {profile.revision}",
-                actor=actor,
-            )
+            detail = f"revision {profile.revision}"
+            _store(profile, actor=actor, verdict=verdict, release=release, cause="edit", detail=detail)
     except IntegrityError as exc:
-        raise DomainError(
-            f"team {profile.team.slug!r} already has a profile named {profile.name!r}",
-            field="name",
-            code="unique",
-        ) from exc
+        raise _name_taken(profile) from exc
     return profile, verdict
+
+
+# A replacing edit (PUT) empties what it leaves out, where a partial one (PATCH) keeps it.
+EMPTY_WHEN_REPLACED = {
+    "engine_args": {},
+    "env": {},
+    "hardware": {},
+    "description": "",
+    "model_architecture": "",
+}
+
+
+def profile_edit(
+    *, actor, profile: Profile, data: Mapping[str, Any], partial: bool
+) -> tuple[Profile, Verdict]:
+    """An edit as the API takes it: ``partial`` (PATCH) changes the fields it gives; otherwise (PUT) it
+    replaces the profile, so the arguments, environment, hardware, description and architecture it
+    leaves out are emptied. ``team``, if given, must be the profile's own; ``revision`` is the one edited."""
+    values = dict(data)
+    team = values.pop("team", None)
+    if team is not None and team != profile.team.slug:
+        raise DomainError("a profile cannot move to another team", field="team")
+    expected = values.pop("revision", None)
+    if not partial:
+        values = {**EMPTY_WHEN_REPLACED, **values}
+        if values.get("command") or values.get("config"):
+            values.pop("engine_args")  # the arguments come from the command or the config file
+    return profile_update(
+        actor=actor, profile=profile, data=ProfileInput.from_mapping(values), expected_revision=expected
+    )
 
 
 def profile_delete(*, actor, profile: Profile) -> None:
@@ -404,18 +431,7 @@ def profile_fix_preview(*, profile: Profile, rule_id: str) -> FixPreview:
     """What applying a finding's fix would change, and the verdict after it; nothing is saved."""
     fix = _finding_fix(profile, rule_id)
     new_args = engine_args_apply_fix(profile.engine_args, fix)
-    candidate = Profile(
-        team=profile.team,
-        name=profile.name,
-        kind=profile.kind,
-        model_name=profile.model_name,
-        model_architecture=profile.model_architecture,
-        model_config=profile.model_config,
-        vllm_release=profile.vllm_release,
-        engine_args=new_args,
-        env=profile.env,
-        hardware=profile.hardware,
-    )
+    candidate = profile_copy(profile, engine_args=new_args)
     verdict, _ = profile_check(candidate, waived=_active_waivers(profile))
     return FixPreview(rule_id, fix, new_args, mapping_diff(profile.engine_args, new_args), verdict)
 
@@ -453,15 +469,7 @@ def profile_split_plan(profile: Profile) -> dict[str, ProfileInput]:
     serving_args = {k: v for k, v in args.items() if k != "return_sampling_mask"}
     collection_args = {k: v for k, v in args.items() if k != "speculative_config"}
     collection_args.update(return_sampling_mask=True, logprobs_mode="processed_logprobs")
-    common = {
-        "model": profile.model_name,
-        "model_architecture": profile.model_architecture,
-        "model_config": profile.model_config,
-        "vllm_version": profile.vllm_release.version if profile.vllm_release else "",
-        "env": dict(profile.env or {}),
-        "hardware": dict(profile.hardware or {}),
-        "description": f"Split from {profile.team.slug}/{profile.name}.",
-    }
+    common = {**profile_snapshot(profile), "description": f"Split from {profile.team.slug}/{profile.name}."}
     return {
         kind: ProfileInput.from_mapping(
             {**common, "kind": kind, "name": f"{profile.name}-{kind}", "engine_args": kind_args}

@@ -11,7 +11,6 @@ from datetime import datetime, time
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -20,12 +19,13 @@ from django.views.decorators.http import require_POST
 
 from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
-from validation.models import Rule, Verdict, VerdictRule
+from validation.models import Rule, Verdict
 from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
 from validation.services.waivers import user_can_waive, waiver_grant
 
 from . import manifest_services, selectors, services
-from .forms import SORTS, ManifestImportForm, ProfileFilterForm, ProfileForm, WaiverForm
+from .filters import ProfileFilter
+from .forms import ListOptionsForm, ManifestImportForm, ProfileForm, WaiverForm
 from .models import Profile, Team, TeamMembership
 
 ARG_FIELDS = {"command", "config", "engine_args", "model", "env"}
@@ -105,74 +105,32 @@ def _form_error(form, exc: DomainError) -> None:
 
 @login_required
 def profile_list(request):
+    """The profiles the user may see, filtered (``ProfileFilter``, as the API), counted by state, one page."""
     user = request.user
-    teams = list(selectors.teams_visible_to(user).order_by("slug").values_list("id", "slug"))
-    releases = list(releases_ordered().values_list("id", "version"))
-    form = ProfileFilterForm(
-        request.GET or None, teams=[slug for _, slug in teams], releases=[v for _, v in releases]
+    filters = ProfileFilter(
+        request.GET or None,
+        queryset=selectors.profiles_visible_to(user),
+        teams=list(selectors.teams_visible_to(user).order_by("slug").values_list("slug", flat=True)),
+        releases=list(releases_ordered().values_list("version", flat=True)),
     )
-    filters = form.cleaned_data if form.is_valid() else {}
-    fleet = fleet_release()
-
-    profiles = selectors.profiles_visible_to(user)
-    if query := (filters.get("q") or "").strip():
-        profiles = profiles.filter(Q(name__icontains=query) | Q(model_name__icontains=query))
-    if filters.get("kind"):
-        profiles = profiles.filter(kind=filters["kind"])
-    if filters.get("team"):
-        profiles = profiles.filter(team_id=dict((s, i) for i, s in teams)[filters["team"]])
-    if release := filters.get("release"):
-        if release == "fleet":
-            profiles = profiles.filter(vllm_release__isnull=True)
-        else:
-            pinned = Q(vllm_release_id=dict((v, i) for i, v in releases)[release])
-            profiles = profiles.filter(
-                pinned | Q(vllm_release__isnull=True) if release == fleet.version else pinned
-            )
-    if rule := (filters.get("rule") or "").strip():
-        profiles = profiles.filter(pk__in=VerdictRule.objects.filter(rule_id=rule).values("profile_id"))
-
-    # One GROUP BY for the summary strip; it also gives the total, so the pages need no COUNT(*).
-    counts = _state_counts(profiles, unfiltered=not any(filters.get(k) for k in PROFILE_FILTERS), user=user)
-    state = filters.get("state")
-    if state:
-        profiles = profiles.filter(state=state)
+    ordering, size = ListOptionsForm(request.GET or None).options()
+    state = filters.value("state")
+    # One GROUP BY for the summary strip, under every filter but the state; it also gives the total, so the
+    # pages need no COUNT(*).
+    counts = selectors.profile_state_counts(filters.queryset_without("state"))
     total = counts[state] if state else sum(counts.values())
-
-    size = filters.get("size") or 50
     num_pages = max(1, math.ceil(total / size))
-    try:
-        number = min(max(1, int(request.GET.get("page", 1))), num_pages)
-    except ValueError:
-        number = 1
-    ordering = SORTS.get(filters.get("sort") or "team", SORTS["team"])
-    # Ids first (narrow rows, the ordering's index), then the page's rows with their joins: deep pages do
-    # not join and carry every skipped row.
-    page_ids = list(
-        profiles.order_by(*ordering).values_list("id", flat=True)[(number - 1) * size : number * size]
-    )
-    by_id = {p.pk: p for p in profiles.filter(pk__in=page_ids).defer(*LIST_DEFERRED)}
-    rows = [by_id[pk] for pk in page_ids if pk in by_id]
-
+    number = _page_number(request, num_pages)
+    rows = selectors.profiles_page(filters.qs, ordering=ordering, number=number, size=size)
     params = request.GET.copy()
     params.pop("page", None)
-    strip_params = params.copy()
-    strip_params.pop("state", None)
-    summary = []
-    for name in Verdict.State.values:
-        link = strip_params.copy()
-        link["state"] = name
-        summary.append(
-            {"state": name, "count": counts[name], "query": link.urlencode(), "active": name == state}
-        )
     context = {
-        "form": form,
+        "form": filters.form,
+        "options": ListOptionsForm(request.GET or None),
         "rows": rows,
-        "fleet_release": fleet,
-        "summary": summary,
-        "all_query": strip_params.urlencode(),
+        "fleet_release": fleet_release(),
+        **_state_summary(params, counts, state),
         "total": total,
-        "total_all": sum(counts.values()),
         "rule_ids": list(
             Rule.objects.filter(ruleset=ruleset_current())
             .order_by("rule_id")
@@ -192,17 +150,26 @@ def profile_list(request):
     return render(request, template, context)
 
 
-PROFILE_FILTERS = ("q", "kind", "team", "release", "rule")
-# What the list never shows: the verdict's findings are most of a verdict row's bytes.
-LIST_DEFERRED = ("verdict__findings", "engine_args", "env", "hardware", "model_config", "description")
+def _page_number(request, num_pages: int) -> int:
+    """The requested page, within 1..num_pages (1 if it is not a number)."""
+    try:
+        return min(max(1, int(request.GET.get("page", 1))), num_pages)
+    except ValueError:
+        return 1
 
 
-def _state_counts(profiles, *, unfiltered: bool, user) -> dict[str, int]:
-    """Profiles per state: one GROUP BY over the profiles' own state column (no join with verdicts)."""
-    counts = {state: 0 for state in Verdict.State.values}
-    for row in profiles.order_by().values("state").annotate(n=Count("id")):
-        counts[row["state"] or Verdict.State.UNVERIFIED] += row["n"]
-    return counts
+def _state_summary(params: QueryDict, counts: dict[str, int], state: str | None) -> dict:
+    """The summary strip: a link per state with its count, and the link to every state."""
+    others = params.copy()
+    others.pop("state", None)
+    summary = []
+    for name in Verdict.State.values:
+        link = others.copy()
+        link["state"] = name
+        summary.append(
+            {"state": name, "count": counts[name], "query": link.urlencode(), "active": name == state}
+        )
+    return {"summary": summary, "all_query": others.urlencode(), "total_all": sum(counts.values())}
 
 
 def _page_query(params: QueryDict, number: int) -> str:
@@ -459,7 +426,8 @@ def profile_split(request, pk: int):
 @require_POST
 def waiver_create(request, pk: int):
     profile = _visible_profile(request, pk)
-    findings = getattr(profile, "verdict", None).findings if hasattr(profile, "verdict") else []
+    verdict = getattr(profile, "verdict", None)
+    findings = verdict.findings if verdict else []
     form = WaiverForm(request.POST, rule_ids=sorted({f["rule"] for f in findings}))
     if not form.is_valid():
         messages.error(

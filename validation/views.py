@@ -1,8 +1,8 @@
 """Pages of the validation app: rule sets (and their drafts), re-checks, vLLM releases, alerts.
 
-Views only parse input, call one service and render; every rule lives in ``validation.services``. Each form
-posts plainly and redirects (post/redirect/get), so the pages work without JavaScript; htmx only polls the
-re-check progress and swaps small fragments.
+Views only parse input, call one service (writes, ``validation.services``) or selector (reads,
+``validation.selectors``) and render. Each form posts plainly and redirects (post/redirect/get), so the pages
+work without JavaScript; htmx only polls the re-check progress and swaps small fragments.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count
@@ -35,7 +34,6 @@ from .models import Alert, AlertPreference, Recheck, RuleSet
 from .services import DomainError, alerts, fleet, previews, rulesets
 from .services import releases as release_services
 
-COVERAGE_CACHE_SECONDS = 3600
 FORM_ERROR = 400  # a re-rendered form with errors: the browser shows it, clients can tell it apart
 
 
@@ -386,27 +384,15 @@ def release_diff(request):
 @login_required
 @require_GET
 def release_coverage(request, version: str):
-    coverage_fn = getattr(release_services, "release_coverage", None)
     try:
         release = selectors.release_get(version)
     except DomainError as exc:
         raise Http404(exc.message) from None
     coverage, error = None, None
-    if coverage_fn is None:
-        error = "Rule coverage is not available in this installation."
-    else:
-        # A pure function of the catalog and the rule set; both are immutable under these keys (a draft is
-        # never current), so the report is kept until either changes.
-        ruleset = selectors.ruleset_current()
-        key = f"validation:coverage:{release.catalog_sha256}:{ruleset.pk}:{ruleset.updated_at.timestamp()}"
-        coverage = cache.get(key)
-        if coverage is None:
-            try:
-                coverage = coverage_fn(version=release.version, ruleset=ruleset)
-            except DomainError as exc:
-                error = exc.message
-            else:
-                cache.set(key, coverage, COVERAGE_CACHE_SECONDS)
+    try:
+        coverage = release_services.release_coverage_current(release=release)
+    except DomainError as exc:
+        error = exc.message
     return _page(
         request,
         "validation/release_coverage.html",

@@ -33,21 +33,42 @@ class FindingsDocumentSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
-class ValidateRequestSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["serving", "collection"])
-    vllm_version = serializers.CharField(
-        required=False, allow_blank=True, help_text="Empty: the fleet default"
+def _max_length(name: str) -> int:
+    return Profile._meta.get_field(name).max_length
+
+
+class ProfileFieldsSerializer(serializers.Serializer):
+    """A profile as the write endpoints take it: its arguments as ``engine_args`` (+ ``env``), or one
+    ``command`` (a `vllm serve` line), or one ``config`` (a vLLM --config YAML file, or JSON)."""
+
+    kind = serializers.ChoiceField(choices=Profile.Kind.choices, required=False)
+    model = serializers.CharField(max_length=_max_length("model_name"), required=False)
+    model_architecture = serializers.CharField(
+        max_length=_max_length("model_architecture"), required=False, allow_blank=True
     )
+    model_config = serializers.JSONField(required=False, allow_null=True)
+    vllm_version = serializers.CharField(
+        required=False, allow_blank=True, max_length=32, help_text="Empty: follow the fleet's release"
+    )
+    engine_args = serializers.DictField(required=False)
+    env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
+    hardware = serializers.DictField(required=False)
     command = serializers.CharField(required=False, help_text="A `vllm serve` command line")
     config = serializers.CharField(
         required=False, trim_whitespace=False, help_text="vLLM --config YAML or JSON"
     )
-    engine_args = serializers.DictField(required=False)
-    env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
-    model = serializers.CharField(required=False)
-    model_architecture = serializers.CharField(required=False, allow_blank=True)
-    model_config = serializers.JSONField(required=False, allow_null=True)
-    hardware = serializers.DictField(required=False)
+
+    def validate(self, attrs):
+        given = [k for k in ("command", "config", "engine_args") if attrs.get(k)]
+        if len(given) > 1:
+            raise serializers.ValidationError(
+                f"give only one of command, config or engine_args (got {given})"
+            )
+        return attrs
+
+
+class ValidateRequestSerializer(ProfileFieldsSerializer):
+    kind = serializers.ChoiceField(choices=Profile.Kind.choices)
 
     def validate(self, attrs):
         given = [k for k in ("command", "config", "engine_args") if k in attrs]
@@ -62,31 +83,11 @@ class ValidateRequestSerializer(serializers.Serializer):
         return attrs
 
 
-class ProfileWriteSerializer(serializers.Serializer):
-    """Arguments as ``engine_args`` (+ ``env``), or one ``command`` (a `vllm serve` line), or ``config``."""
-
+class ProfileWriteSerializer(ProfileFieldsSerializer):
     team = serializers.SlugField(required=False)
-    name = serializers.CharField(max_length=200, required=False)
-    kind = serializers.ChoiceField(choices=Profile.Kind.choices, required=False)
+    name = serializers.CharField(max_length=_max_length("name"), required=False)
     description = serializers.CharField(required=False, allow_blank=True)
-    model = serializers.CharField(max_length=300, required=False)
-    model_architecture = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    model_config = serializers.JSONField(required=False, allow_null=True)
-    vllm_version = serializers.CharField(required=False, allow_blank=True, max_length=32)
-    engine_args = serializers.DictField(required=False)
-    env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
-    hardware = serializers.DictField(required=False)
-    command = serializers.CharField(required=False, trim_whitespace=True)
-    config = serializers.CharField(required=False, trim_whitespace=False)
     revision = serializers.IntegerField(required=False, help_text="The revision you edited (conflict check).")
-
-    def validate(self, attrs):
-        given = [k for k in ("command", "config", "engine_args") if attrs.get(k)]
-        if len(given) > 1:
-            raise serializers.ValidationError(
-                f"give only one of command, config or engine_args (got {given})"
-            )
-        return attrs
 
 
 class ProfileSerializer(serializers.ModelSerializer):
@@ -103,18 +104,9 @@ class ProfileSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "team",
-            "name",
-            "kind",
+            *(Profile.API_NAMES.get(name, name) for name in Profile.EDITABLE_FIELDS),
             "owner",
-            "description",
-            "model",
-            "model_architecture",
-            "model_config",
-            "vllm_version",
             "effective_vllm_version",
-            "engine_args",
-            "env",
-            "hardware",
             "source",
             "revision",
             "state",
@@ -203,7 +195,7 @@ class ImportSerializer(serializers.Serializer):
     """A `vllm serve` command or a YAML/JSON config in, a profile out."""
 
     team = serializers.SlugField()
-    name = serializers.CharField(max_length=200)
+    name = serializers.CharField(max_length=_max_length("name"))
     kind = serializers.ChoiceField(choices=Profile.Kind.choices)
     vllm_version = serializers.CharField(required=False, allow_blank=True)
     command = serializers.CharField(required=False)

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import django_filters
-from django.db.models import Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -12,7 +10,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from profiles import manifest_services, selectors, services
-from profiles.models import Profile, Team
+from profiles.filters import ProfileFilter
+from profiles.models import Team
 from validation.models import VerdictChange, Waiver
 from validation.selectors import fleet_release
 from validation.services import waivers as waiver_services
@@ -31,35 +30,6 @@ from .serializers import (
     ValidateRequestSerializer,
     VerdictChangeSerializer,
 )
-
-
-class ProfileFilter(django_filters.FilterSet):
-    kind = django_filters.ChoiceFilter(choices=Profile.Kind.choices)
-    team = django_filters.CharFilter(field_name="team__slug")
-    state = django_filters.ChoiceFilter(
-        choices=[(s, s) for s in ("valid", "warning", "invalid", "unverified")], method="filter_state"
-    )
-    release = django_filters.CharFilter(method="filter_release", label="effective vLLM release")
-    owner = django_filters.CharFilter(field_name="owner__username")
-    search = django_filters.CharFilter(method="filter_search", label="text in name, model or description")
-
-    class Meta:
-        model = Profile
-        fields = ["kind", "team", "state", "release", "owner", "search"]
-
-    def filter_state(self, queryset, name, value):
-        return queryset.filter(state=value)
-
-    def filter_release(self, queryset, name, value):
-        fleet = fleet_release()
-        if fleet.version == value:
-            return queryset.filter(Q(vllm_release__version=value) | Q(vllm_release__isnull=True))
-        return queryset.filter(vllm_release__version=value)
-
-    def filter_search(self, queryset, name, value):
-        return queryset.filter(
-            Q(name__icontains=value) | Q(model_name__icontains=value) | Q(description__icontains=value)
-        )
 
 
 class WaiverSerializer(serializers.ModelSerializer):
@@ -125,22 +95,11 @@ class ProfileViewSet(viewsets.ModelViewSet):
     )
     def update(self, request, *args, **kwargs):
         profile = self.get_object()
-        serializer = ProfileWriteSerializer(data=request.data, partial=kwargs.get("partial", False))
+        partial = kwargs.get("partial", False)
+        serializer = ProfileWriteSerializer(data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
-        if "team" in data and data.pop("team") != profile.team.slug:
-            return Response({"team": ["a profile cannot move to another team"]}, status=400)
-        expected = data.pop("revision", None)
-        if not kwargs.get("partial"):
-            for key in ("engine_args", "env", "hardware", "description", "model_architecture"):
-                data.setdefault(key, {} if key in ("engine_args", "env", "hardware") else "")
-            if data.get("command") or data.get("config"):
-                data.pop("engine_args", None)
-        profile, _ = services.profile_update(
-            actor=request.user,
-            profile=profile,
-            data=services.ProfileInput.from_mapping(data),
-            expected_revision=expected,
+        profile, _ = services.profile_edit(
+            actor=request.user, profile=profile, data=serializer.validated_data, partial=partial
         )
         return self._output(profile)
 

@@ -1,6 +1,7 @@
 """The REST API of profiles, as automation (CI pipelines, GitOps) uses it."""
 
 import pytest
+from django.urls import reverse
 
 from profiles.models import Profile, ProfileRevision
 from tests.conftest import MRV2_MESSAGE, SEED_COMMAND, SEED_MESSAGE_031
@@ -217,8 +218,76 @@ def test_token_authentication(team, user):
     call_command("create_api_token", "ada", stdout=out)
     key = out.getvalue().strip()
     client = APIClient()
-    assert client.get("/api/v1/profiles/").status_code in (401, 403)
+    anonymous = client.get("/api/v1/profiles/")
+    assert anonymous.status_code == 401 and anonymous["WWW-Authenticate"] == "Token"
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert client.get("/api/v1/profiles/").status_code == 200
     call_command("create_api_token", "ada", stdout=StringIO())
     assert client.get("/api/v1/profiles/").status_code == 401
+
+
+def test_put_empties_what_it_leaves_out_and_patch_keeps_it(api, team):
+    created = create(
+        api,
+        kind="serving",
+        name="chat",
+        command="vllm serve org/m --max-model-len 4096",
+        vllm_version="0.32.0",
+        description="first",
+        hardware={"gpus_per_node": 8},
+    ).json()
+    url = f"/api/v1/profiles/{created['id']}/"
+    patched = api.patch(url, {"description": "second"}, format="json").json()
+    assert (patched["description"], patched["engine_args"], patched["hardware"]) == (
+        "second",
+        {"max_model_len": 4096},
+        {"gpus_per_node": 8},
+    )
+    put = api.put(url, {"name": "chat", "kind": "serving", "command": "vllm serve org/m"}, format="json")
+    assert put.status_code == 200, put.json()
+    assert (put.json()["description"], put.json()["engine_args"], put.json()["hardware"]) == ("", {}, {})
+
+
+def test_an_edit_cannot_move_a_profile_to_another_team(api, staff, team):
+    from profiles.services import team_create
+
+    team_create(actor=staff, slug="other", name="Other")
+    created = create(api, kind="serving", name="chat", command="vllm serve org/m").json()
+    response = api.patch(f"/api/v1/profiles/{created['id']}/", {"team": "other"}, format="json")
+    assert response.status_code == 400
+    assert response.json() == {"team": ["a profile cannot move to another team"]}
+    assert Profile.objects.get().team.slug == "ml-platform"
+
+
+def test_list_filters_by_rule_and_q_as_the_page_does(api, client, user, team):
+    masks = "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve org/beta --return-sampling-mask --logprobs-mode processed_logprobs"
+    assert (
+        create(
+            api, command="vllm serve org/alpha", vllm_version="0.32.0", kind="serving", name="a"
+        ).status_code
+        == 201
+    )
+    assert create(api, command=masks, vllm_version="0.32.0", kind="serving", name="b").status_code == 201
+    rule = Verdict.objects.get(profile__name="b").rule_ids[0]
+    assert Verdict.objects.get(profile__name="a").rule_ids == []
+
+    def api_names(query):
+        response = api.get(f"/api/v1/profiles/?{query}")
+        assert response.status_code == 200
+        return sorted(p["name"] for p in response.json()["results"])
+
+    def page_names(query):
+        client.force_login(user)
+        response = client.get(f"{reverse('profiles:list')}?{query}")
+        assert response.status_code == 200
+        return sorted(p.name for p in response.context["rows"])
+
+    for query, expected in (
+        (f"rule={rule}", ["b"]),
+        ("q=beta", ["b"]),  # the model
+        ("q=a", ["a", "b"]),  # the name "a", and "a" in both models
+        ("search=alpha", ["a"]),
+        ("release=0.32.0&kind=serving", ["a", "b"]),
+        ("release=fleet", []),
+    ):
+        assert api_names(query) == page_names(query) == expected, query

@@ -32,7 +32,7 @@ from ..selectors import (
     waived_rule_ids_by_profile,
 )
 from .queue import enqueue
-from .verdicts import profile_document
+from .verdicts import DOCUMENT_FIELDS, profile_document
 
 LISTED = 200  # profiles listed per outcome; the counts are always complete
 CHUNK = 5000  # rows per query (keyset pagination on the primary key)
@@ -56,7 +56,13 @@ def _waivers(queryset) -> dict[int, tuple[str, ...]]:
     return {pk: tuple(sorted(ids)) for pk, ids in waived.items()}
 
 
+def _json_fields() -> set[str]:
+    return {f.name for f in profile_model()._meta.fields if f.get_internal_type() == "JSONField"}
+
+
 def _rows(queryset, after: int):
+    """A chunk of (pk, team, name, release id, *DOCUMENT_FIELDS, state, findings) after primary key ``after``;
+    the JSON columns as their canonical jsonb text."""
     return list(
         queryset.filter(pk__gt=after)
         .order_by("pk")
@@ -64,14 +70,8 @@ def _rows(queryset, after: int):
             "pk",
             "team__slug",
             "name",
-            "kind",
-            "model_name",
-            "model_architecture",
-            Cast("model_config", TextField()),
             "vllm_release_id",
-            Cast("engine_args", TextField()),
-            Cast("env", TextField()),
-            Cast("hardware", TextField()),
+            *(Cast(name, TextField()) if name in _json_fields() else name for name in DOCUMENT_FIELDS),
             "verdict__state",
             Cast("verdict__findings", TextField()),
         )[:CHUNK]
@@ -141,7 +141,7 @@ def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease 
 
 
 def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
-    Profile = profile_model()
+    Profile, json_fields = profile_model(), _json_fields()
     compiled = ruleset_compiled(ruleset)
     history = CatalogHistory()
     releases = {r.pk: r for r in VllmRelease.objects.all()}
@@ -162,21 +162,14 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
     while rows := _rows(queryset, last):
         last = rows[-1][0]
         for row in rows:
-            pk, team, name, kind, model, arch, config, release_id, args, env, hardware, state, findings = row
+            pk, team, name, release_id, *document, state, findings = row
             target = release or releases.get(release_id) or fleet
             waived = waivers.get(pk, ())
-            doc_key = (kind, model, arch, config, target.pk, args, env, hardware, waived)
+            doc_key = (*document, target.pk, waived)
             after = evaluated.get(doc_key)
             if after is None:
-                unsaved = Profile(
-                    kind=kind,
-                    model_name=model,
-                    model_architecture=arch,
-                    model_config=json.loads(config) if config else None,
-                    engine_args=json.loads(args),
-                    env=json.loads(env),
-                    hardware=json.loads(hardware),
-                )
+                fields = zip(DOCUMENT_FIELDS, document, strict=True)
+                unsaved = Profile(**{n: json.loads(v) if n in json_fields and v else v for n, v in fields})
                 verdict = engine_lint.validate(
                     profile_document(unsaved, release=target),
                     ruleset=compiled,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
@@ -177,3 +178,20 @@ def release_coverage(*, version: str, ruleset=None) -> dict[str, Any]:
         for r in ruleset.rules.values("rule_id", "category", "message", "versions", "enabled", "source")
     ]
     return {"ruleset": ruleset.number, **rule_coverage(catalog, rules)}
+
+
+COVERAGE_CACHE_SECONDS = 3600
+
+
+def release_coverage_current(*, release: VllmRelease) -> dict[str, Any]:
+    """:func:`release_coverage` of the current rule set, kept in the cache that web and workers share.
+
+    A pure function of the catalog and the rule set, both immutable under this key (a published rule set
+    never changes and a draft is never current), so the report is kept until either changes."""
+    ruleset = ruleset_current()
+    key = f"validation:coverage:{release.catalog_sha256}:{ruleset.pk}:{ruleset.updated_at.timestamp()}"
+    coverage = cache.get(key)
+    if coverage is None:
+        coverage = release_coverage(version=release.version, ruleset=ruleset)
+        cache.set(key, coverage, COVERAGE_CACHE_SECONDS)
+    return coverage

@@ -15,6 +15,17 @@ from ..models import RuleSet, VerdictChange, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord
 from ..selectors import CatalogHistory, catalog_for, fleet_release, ruleset_compiled, ruleset_current
 
+# What the engine reads of a profile: its document is built from these fields and its release.
+DOCUMENT_FIELDS = (
+    "kind",
+    "model_name",
+    "model_architecture",
+    "model_config",
+    "engine_args",
+    "env",
+    "hardware",
+)
+
 
 def effective_release(profile) -> VllmRelease:
     """The release a profile targets: its own, or the fleet's default when it follows the fleet."""

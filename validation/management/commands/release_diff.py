@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 from django.core.management.base import BaseCommand
 
 from validation.engine.diff import render_diff_text
-from validation.errors import DomainError
 from validation.services.releases import release_diff
 
-from ._release_cli import fail
+from ._release_cli import write_report
 
 
 class Command(BaseCommand):
@@ -22,11 +19,9 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["text", "json"], default="text")
 
     def handle(self, *args, **options):
-        try:
-            diff = release_diff(old=options["old"], new=options["new"])
-        except DomainError as exc:
-            raise fail(exc.message) from None
-        if options["format"] == "json":
-            self.stdout.write(json.dumps(diff, indent=2, ensure_ascii=False))
-        else:
-            self.stdout.write(render_diff_text(diff))
+        write_report(
+            self,
+            lambda: release_diff(old=options["old"], new=options["new"]),
+            render_diff_text,
+            options["format"],
+        )

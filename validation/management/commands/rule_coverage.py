@@ -4,15 +4,12 @@ release no longer has."""
 
 from __future__ import annotations
 
-import json
-
 from django.core.management.base import BaseCommand
 
 from validation.engine.coverage import render_coverage_text
-from validation.errors import DomainError
 from validation.services.releases import release_coverage
 
-from ._release_cli import fail
+from ._release_cli import write_report
 
 
 class Command(BaseCommand):
@@ -24,11 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="text: list at most N sites per section")
 
     def handle(self, *args, **options):
-        try:
-            report = release_coverage(version=options["version"])
-        except DomainError as exc:
-            raise fail(exc.message) from None
-        if options["format"] == "json":
-            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
-        else:
-            self.stdout.write(render_coverage_text(report, limit=options["limit"]))
+        write_report(
+            self,
+            lambda: release_coverage(version=options["version"]),
+            lambda report: render_coverage_text(report, limit=options["limit"]),
+            options["format"],
+        )

@@ -11,11 +11,10 @@ import textwrap
 
 from django.core.management.base import BaseCommand
 
-from validation.errors import DomainError
 from validation.selectors import release_get
 from validation.services.releases import release_catalog_document
 
-from ._release_cli import fail
+from ._release_cli import write_report
 
 
 class Command(BaseCommand):
@@ -26,14 +25,12 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["text", "json"], default="text")
 
     def handle(self, *args, **options):
-        try:
-            document = release_catalog_document(release_get(options["version"]))
-        except DomainError as exc:
-            raise fail(exc.message) from None
-        if options["format"] == "json":
-            self.stdout.write(json.dumps(document, indent=2, ensure_ascii=False))
-        else:
-            self.stdout.write(render_text(document))
+        write_report(
+            self,
+            lambda: release_catalog_document(release_get(options["version"])),
+            render_text,
+            options["format"],
+        )
 
 
 def _value(value, limit: int = 40) -> str:
