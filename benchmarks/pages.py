@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import setup_django, verdict_row, verdict_summary  # noqa: E402
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_pages"
 TARGET_MS = 150
 TEAMS = 20
@@ -46,112 +48,102 @@ VARIANTS = [
 ]
 
 
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["DEBUG"] = "false"
-    os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-    os.environ.setdefault("EMAIL_URL", "memorymail://")
-    import psycopg
-
-    base, name = url.rsplit("/", 1)
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-    import django
-
-    django.setup()
-
-
 def load(count: int) -> None:
-    from django.contrib.auth import get_user_model
+    """Replace the benchmark's profiles with ``count`` of them, each a copy of one validated variant."""
     from django.db import connection, transaction
 
-    from profiles.models import Profile, ProfileRevision, Team, TeamMembership
-    from profiles.services import parse_arguments
-    from validation.models import Verdict, VerdictRule
-    from validation.selectors import fleet_release, release_get, ruleset_current
-    from validation.services.verdicts import profile_check
+    from profiles.models import Profile, Team
 
-    User = get_user_model()
     with transaction.atomic():
         Profile.objects.all().delete()
         Team.objects.all().delete()
-        User.objects.filter(username__startswith="bench-").delete()
-        staff = User.objects.create_user("bench-staff", "staff@example.com", "pw", is_staff=True)
-        member = User.objects.create_user("bench-member", "member@example.com", "pw")
-        owners = [User.objects.create_user(f"bench-owner-{i}", f"o{i}@example.com", "pw") for i in range(50)]
-        teams = Team.objects.bulk_create([Team(slug=f"team-{i:02d}", name=f"Team {i}") for i in range(TEAMS)])
-        TeamMembership.objects.bulk_create(
-            [TeamMembership(team=teams[0], user=member, role="admin")]
-            + [TeamMembership(team=t, user=staff, role="admin") for t in teams]
-        )
-        fleet, ruleset = fleet_release(), ruleset_current()
-        variants = []
-        for kind, version, command in VARIANTS:
-            release = release_get(version) if version else fleet
-            parsed = parse_arguments(release=release, command=command)
-            probe = Profile(
-                kind=kind, model_name=parsed["model"], engine_args=parsed["args"], env=parsed["env"]
-            )
-            probe.vllm_release = release if version else None
-            verdict, used = profile_check(probe, fleet=fleet, ruleset=ruleset)
-            variants.append((probe, verdict, used))
-            print(f"  variant {kind:10s} {version or 'fleet':6s} -> {verdict.state}", file=sys.stderr)
-        profiles = []
-        for i in range(count):
-            probe, verdict, _ = variants[i % len(variants)]
-            profiles.append(
-                Profile(
-                    team=teams[i % TEAMS],
-                    name=f"{probe.kind[:4]}-{i:06d}",
-                    kind=probe.kind,
-                    owner=owners[i % len(owners)],
-                    model_name=probe.model_name,
-                    vllm_release=probe.vllm_release,
-                    engine_args=probe.engine_args,
-                    env=probe.env,
-                    state=verdict.state,
-                    error_count=sum(f.severity == "error" for f in verdict.findings),
-                    warning_count=sum(f.severity == "warning" for f in verdict.findings),
-                )
-            )
-        Profile.objects.bulk_create(profiles, batch_size=5000)
-        Verdict.objects.bulk_create(
-            [
-                Verdict(
-                    profile=p,
-                    state=verdict.state,
-                    error_count=sum(f.severity == "error" for f in verdict.findings),
-                    warning_count=sum(f.severity == "warning" for f in verdict.findings),
-                    findings=[f.as_dict() for f in verdict.findings],
-                    rule_ids=sorted({f.rule for f in verdict.findings if f.severity != "info"}),
-                    ruleset=ruleset,
-                    release=used,
-                    release_catalog_sha256=used.catalog_sha256,
-                    profile_revision=1,
-                )
-                for i, p in enumerate(profiles)
-                for _, verdict, used in [variants[i % len(variants)]]
-            ],
-            batch_size=5000,
-        )
-        VerdictRule.objects.bulk_create(
-            [
-                VerdictRule(profile=p, rule_id=rule_id)
-                for i, p in enumerate(profiles)
-                for rule_id in sorted(
-                    {f.rule for f in variants[i % len(variants)][1].findings if f.severity != "info"}
-                )
-            ],
-            batch_size=5000,
-        )
-        ProfileRevision.objects.bulk_create(
-            [ProfileRevision(profile=p, revision=1, data={}, author=p.owner) for p in profiles],
-            batch_size=5000,
-        )
+        teams, owners = _teams_and_users()
+        variants = _validated_variants()
+        profiles = _bulk_profiles(count, variants, teams, owners)
+        _bulk_verdicts(profiles, variants)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")  # what autovacuum does in production: index-only counts work
+
+
+def _teams_and_users():
+    """TEAMS teams, 50 owners, a staff user in every team and a member (admin) of the first."""
+    from django.contrib.auth import get_user_model
+
+    from profiles.models import Team, TeamMembership
+
+    User = get_user_model()
+    User.objects.filter(username__startswith="bench-").delete()
+    staff = User.objects.create_user("bench-staff", "staff@example.com", "pw", is_staff=True)
+    member = User.objects.create_user("bench-member", "member@example.com", "pw")
+    owners = [User.objects.create_user(f"bench-owner-{i}", f"o{i}@example.com", "pw") for i in range(50)]
+    teams = Team.objects.bulk_create([Team(slug=f"team-{i:02d}", name=f"Team {i}") for i in range(TEAMS)])
+    TeamMembership.objects.bulk_create(
+        [TeamMembership(team=teams[0], user=member, role="admin")]
+        + [TeamMembership(team=t, user=staff, role="admin") for t in teams]
+    )
+    return teams, owners
+
+
+def _validated_variants():
+    """Each of VARIANTS as an unsaved profile, with its verdict and the release it was checked on."""
+    from profiles.models import Profile
+    from profiles.services import parse_arguments
+    from validation.selectors import fleet_release, release_get, ruleset_current
+    from validation.services.verdicts import profile_check
+
+    fleet, ruleset = fleet_release(), ruleset_current()
+    variants = []
+    for kind, version, command in VARIANTS:
+        release = release_get(version) if version else fleet
+        parsed = parse_arguments(release=release, command=command)
+        probe = Profile(kind=kind, model_name=parsed["model"], engine_args=parsed["args"], env=parsed["env"])
+        probe.vllm_release = release if version else None
+        verdict, used = profile_check(probe, fleet=fleet, ruleset=ruleset)
+        variants.append((probe, verdict, used))
+        print(f"  variant {kind:10s} {version or 'fleet':6s} -> {verdict.state}", file=sys.stderr)
+    return variants
+
+
+def _bulk_profiles(count: int, variants, teams, owners):
+    from profiles.models import Profile, ProfileRevision
+
+    profiles = []
+    for i in range(count):
+        probe, verdict, _ = variants[i % len(variants)]
+        profiles.append(
+            Profile(
+                team=teams[i % TEAMS],
+                name=f"{probe.kind[:4]}-{i:06d}",
+                kind=probe.kind,
+                owner=owners[i % len(owners)],
+                model_name=probe.model_name,
+                vllm_release=probe.vllm_release,
+                engine_args=probe.engine_args,
+                env=probe.env,
+                **verdict_summary(verdict),
+            )
+        )
+    Profile.objects.bulk_create(profiles, batch_size=5000)
+    ProfileRevision.objects.bulk_create(
+        [ProfileRevision(profile=p, revision=1, data={}, author=p.owner) for p in profiles], batch_size=5000
+    )
+    return profiles
+
+
+def _bulk_verdicts(profiles, variants) -> None:
+    """Each profile's stored verdict (its variant's) and the rule index the list's rule filter reads."""
+    from validation.models import Verdict, VerdictRule
+    from validation.selectors import ruleset_current
+
+    ruleset = ruleset_current()
+    rows, rules = [], []
+    for i, profile in enumerate(profiles):
+        _, verdict, used = variants[i % len(variants)]
+        row = verdict_row(profile, verdict, ruleset=ruleset, release=used)
+        rows.append(row)
+        rules.extend(VerdictRule(profile=profile, rule_id=rule_id) for rule_id in row.rule_ids)
+    Verdict.objects.bulk_create(rows, batch_size=5000)
+    VerdictRule.objects.bulk_create(rules, batch_size=5000)
 
 
 def time_page(client, method: str, url: str, data: dict | None, repeat: int) -> tuple[float, float, int, int]:

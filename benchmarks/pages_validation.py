@@ -26,6 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import setup_django, verdict_row  # noqa: E402
+from tests.examples import EAGER_RULE  # noqa: E402
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_validation"
 TARGET_MS = 150
 # Pages that evaluate every stored profile with the engine (dry runs): measured and reported, no target.
@@ -41,36 +44,6 @@ MODELS = [
     ("google/gemma-2-9b-it", ""),
     ("internal/teacher-13b", ""),
 ]
-EAGER_RULE = {
-    "id": "org-no-enforce-eager",
-    "category": "policy",
-    "severity": "error",
-    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
-    "when": "has(args.enforce_eager) && args.enforce_eager == true",
-    "kinds": ["serving"],
-    "solutions": ["Remove --enforce-eager"],
-}
-
-
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["DEBUG"] = "false"
-    os.environ.setdefault("CELERY_BROKER_URL", "memory://")
-    os.environ.setdefault("EMAIL_URL", "memorymail://")
-    _create_database(url)
-    import django
-
-    django.setup()
-
-
-def _create_database(url: str) -> None:
-    import psycopg
-
-    base, name = url.rsplit("/", 1)
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def argument_sets(count: int, rng: random.Random) -> list[dict]:
@@ -121,113 +94,134 @@ def argument_sets(count: int, rng: random.Random) -> list[dict]:
 
 def load(profiles: int, distinct: int, seed: int = 7) -> None:
     """Fill the database (bulk inserts; verdicts computed once per distinct document)."""
-    from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from profiles.models import Profile, Team, TeamMembership
-    from validation.engine.lint import build_document
-    from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange, VllmRelease
-    from validation.selectors import fleet_release, ruleset_current
-    from validation.services import rulesets
-    from validation.services.verdicts import document_validate
-
     rng = random.Random(seed)
-    User = get_user_model()
     started = time.perf_counter()
     with transaction.atomic():
-        Alert.objects.all().delete()
-        VerdictChange.objects.all().delete()
-        Verdict.objects.all().delete()
-        Profile.objects.all().delete()
-        Recheck.objects.all().delete()
-        RuleSet.objects.filter(status="draft").delete()
-        TeamMembership.objects.all().delete()
-        Team.objects.all().delete()
-        User.objects.filter(username__startswith="bench-").delete()
-        staff = User.objects.create_user("bench-staff", "staff@example.com", "pw", is_staff=True)
-        owners = User.objects.bulk_create(
-            User(username=f"bench-user-{i}", email=f"u{i}@example.com") for i in range(200)
-        )
-        teams = Team.objects.bulk_create(Team(slug=f"team-{i}", name=f"Team {i}") for i in range(40))
-        TeamMembership.objects.bulk_create(
-            TeamMembership(team=teams[i % len(teams)], user=user, role="member")
-            for i, user in enumerate(owners)
-        )
-        fleet = fleet_release()
-        releases = [fleet, *VllmRelease.objects.filter(version__in=["0.31.0", "0.32.0"]).exclude(pk=fleet.pk)]
-        digests = {r.pk: r.catalog_sha256 for r in releases}
-        ruleset = ruleset_current()
+        _clear()
+        staff, owners, teams = _users_and_teams()
         sets = argument_sets(distinct, rng)
-        verdicts = {}
-        for i, data in enumerate(sets):
-            for release in releases:
-                doc = build_document(
-                    kind=data["kind"],
-                    version=release.version,
-                    model_name=data["model_name"],
-                    args=data["engine_args"],
-                    env=data["env"],
-                    hardware=data["hardware"],
-                    model_architecture=data["model_architecture"] or None,
-                )
-                verdicts[i, release.pk] = document_validate(doc, release=release, ruleset=ruleset)
+        verdicts, releases = _distinct_verdicts(sets)
         print(f"  {len(verdicts)} distinct verdicts computed in {time.perf_counter() - started:.1f} s")
-        rows, plan = [], []
-        for n in range(profiles):
-            i = rng.randrange(len(sets))
-            pinned = rng.choice(releases[1:]) if len(releases) > 1 and rng.random() < 0.3 else None
-            owner = owners[n % len(owners)]
-            rows.append(
-                Profile(
-                    team=teams[(n % len(owners)) % len(teams)],
-                    name=f"profile-{n}",
-                    owner=owner,
-                    vllm_release=pinned,
-                    **sets[i],
-                )
-            )
-            plan.append((i, (pinned or fleet).pk))
-        created = Profile.objects.bulk_create(rows, batch_size=5000)
-        Verdict.objects.bulk_create(
-            (
-                Verdict(
-                    profile=profile,
-                    state=verdicts[key].state,
-                    error_count=sum(1 for f in verdicts[key].findings if f.severity == "error"),
-                    warning_count=sum(1 for f in verdicts[key].findings if f.severity == "warning"),
-                    findings=[f.as_dict() for f in verdicts[key].findings],
-                    rule_ids=sorted({f.rule for f in verdicts[key].findings}),
-                    ruleset=ruleset,
-                    release_id=key[1],
-                    release_catalog_sha256=digests[key[1]],
-                    profile_revision=1,
-                )
-                for profile, key in zip(created, plan, strict=True)
-            ),
-            batch_size=5000,
-        )
-        # The staff user's alerts page: 300 alerts (one page of 50 is shown).
-        mine = created[:300]
-        changes = VerdictChange.objects.bulk_create(
-            VerdictChange(
-                profile=p,
-                from_state="valid",
-                to_state="invalid",
-                cause="ruleset",
-                cause_detail=f"rule set {ruleset.number}",
-                ruleset=ruleset,
-                appeared=[{"rule": EAGER_RULE["id"], "severity": "error", "message": EAGER_RULE["message"]}],
-            )
-            for p in mine
-        )
-        Alert.objects.bulk_create(
-            Alert(recipient=staff, profile=p, change=c, state="sent")
-            for p, c in zip(mine, changes, strict=True)
-        )
-        draft = rulesets.ruleset_draft_create(actor=staff, notes="benchmark draft")
-        rulesets.rule_save(ruleset=draft, data=EAGER_RULE)
-        Recheck.objects.create(cause="ruleset", ruleset=ruleset, state="done", total=profiles, done=profiles)
+        created = _bulk_profiles(profiles, sets, verdicts, releases, owners, teams, rng)
+        _alerts_draft_and_recheck(staff, created[:300], total=profiles)
     print(f"  loaded {profiles} profiles in {time.perf_counter() - started:.1f} s")
+
+
+def _clear() -> None:
+    from django.contrib.auth import get_user_model
+
+    from profiles.models import Profile, Team, TeamMembership
+    from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
+
+    Alert.objects.all().delete()
+    VerdictChange.objects.all().delete()
+    Verdict.objects.all().delete()
+    Profile.objects.all().delete()
+    Recheck.objects.all().delete()
+    RuleSet.objects.filter(status="draft").delete()
+    TeamMembership.objects.all().delete()
+    Team.objects.all().delete()
+    get_user_model().objects.filter(username__startswith="bench-").delete()
+
+
+def _users_and_teams():
+    """A staff user, and 200 owners spread as members over 40 teams."""
+    from django.contrib.auth import get_user_model
+
+    from profiles.models import Team, TeamMembership
+
+    User = get_user_model()
+    staff = User.objects.create_user("bench-staff", "staff@example.com", "pw", is_staff=True)
+    owners = User.objects.bulk_create(
+        User(username=f"bench-user-{i}", email=f"u{i}@example.com") for i in range(200)
+    )
+    teams = Team.objects.bulk_create(Team(slug=f"team-{i}", name=f"Team {i}") for i in range(40))
+    TeamMembership.objects.bulk_create(
+        TeamMembership(team=teams[i % len(teams)], user=user, role="member") for i, user in enumerate(owners)
+    )
+    return staff, owners, teams
+
+
+def _distinct_verdicts(sets):
+    """The verdict of each argument set on the fleet's release, and on 0.31.0 and 0.32.0 (pinned ones)."""
+    from validation.engine.lint import build_document
+    from validation.models import VllmRelease
+    from validation.selectors import fleet_release, ruleset_current
+    from validation.services.verdicts import document_validate
+
+    fleet = fleet_release()
+    releases = [fleet, *VllmRelease.objects.filter(version__in=["0.31.0", "0.32.0"]).exclude(pk=fleet.pk)]
+    ruleset = ruleset_current()
+    verdicts = {}
+    for i, data in enumerate(sets):
+        for release in releases:
+            doc = build_document(
+                kind=data["kind"],
+                version=release.version,
+                model_name=data["model_name"],
+                args=data["engine_args"],
+                env=data["env"],
+                hardware=data["hardware"],
+                model_architecture=data["model_architecture"] or None,
+            )
+            verdicts[i, release.pk] = document_validate(doc, release=release, ruleset=ruleset)
+    return verdicts, releases
+
+
+def _bulk_profiles(count, sets, verdicts, releases, owners, teams, rng):
+    """``count`` profiles, each one of the argument sets, 30% pinned to another release, with its verdict."""
+    from profiles.models import Profile
+    from validation.models import Verdict
+    from validation.selectors import ruleset_current
+
+    fleet, ruleset = releases[0], ruleset_current()
+    rows, plan = [], []
+    for n in range(count):
+        i = rng.randrange(len(sets))
+        pinned = rng.choice(releases[1:]) if len(releases) > 1 and rng.random() < 0.3 else None
+        owner = owners[n % len(owners)]
+        team = teams[(n % len(owners)) % len(teams)]
+        rows.append(Profile(team=team, name=f"profile-{n}", owner=owner, vllm_release=pinned, **sets[i]))
+        plan.append((verdicts[i, (pinned or fleet).pk], pinned or fleet))
+    created = Profile.objects.bulk_create(rows, batch_size=5000)
+    Verdict.objects.bulk_create(
+        (
+            verdict_row(profile, verdict, ruleset=ruleset, release=release)
+            for profile, (verdict, release) in zip(created, plan, strict=True)
+        ),
+        batch_size=5000,
+    )
+    return created
+
+
+def _alerts_draft_and_recheck(staff, mine, *, total: int) -> None:
+    """The staff user's alerts page (300 alerts, one page of 50 is shown), a draft holding EAGER_RULE, and a
+    finished re-check of every profile."""
+    from validation.models import Alert, Recheck, VerdictChange
+    from validation.selectors import ruleset_current
+    from validation.services import rulesets
+
+    ruleset = ruleset_current()
+    changes = VerdictChange.objects.bulk_create(
+        VerdictChange(
+            profile=p,
+            from_state="valid",
+            to_state="invalid",
+            cause="ruleset",
+            cause_detail=f"rule set {ruleset.number}",
+            ruleset=ruleset,
+            appeared=[{"rule": EAGER_RULE["id"], "severity": "error", "message": EAGER_RULE["message"]}],
+        )
+        for p in mine
+    )
+    Alert.objects.bulk_create(
+        Alert(recipient=staff, profile=p, change=c, state="sent") for p, c in zip(mine, changes, strict=True)
+    )
+    draft = rulesets.ruleset_draft_create(actor=staff, notes="benchmark draft")
+    rulesets.rule_save(ruleset=draft, data=EAGER_RULE)
+    Recheck.objects.create(cause="ruleset", ruleset=ruleset, state="done", total=total, done=total)
 
 
 def pages() -> list[tuple[str, str]]:

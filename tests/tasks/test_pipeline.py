@@ -11,20 +11,13 @@ from rest_framework.test import APIClient
 from profiles.models import Profile, ProfileRevision, TeamMembership
 from profiles.services import team_add_member
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
+from tests.examples import EAGER_RULE
 from tests.tasks.conftest import wait_for
 from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
 from validation.selectors import fleet_release, ruleset_current
 from validation.services.verdicts import document_validate, profile_document
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-EAGER_RULE = {
-    "id": "org-no-enforce-eager",
-    "category": "policy",
-    "severity": "error",
-    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
-    "when": "has(args.enforce_eager) && args.enforce_eager == true",
-}
 
 
 # A rule whose message carries values: vLLM-style text with placeholders, and its template filled per profile.

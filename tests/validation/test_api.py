@@ -93,8 +93,9 @@ def test_staff_create_teams_and_become_admin(staff_api, api, staff):
     assert not Team.objects.filter(slug="mine").exists()
 
 
-def test_anonymous_requests_are_refused():
-    assert APIClient().get("/api/v1/profiles/").status_code in (401, 403)
+def test_anonymous_requests_are_refused_with_the_token_challenge():
+    response = APIClient().get("/api/v1/profiles/")
+    assert response.status_code == 401 and response["WWW-Authenticate"] == "Token"
 
 
 def test_openapi_schema_and_docs_are_served(api):

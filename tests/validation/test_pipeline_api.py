@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
+from tests.examples import EAGER_RULE
 from validation.models import Recheck, RuleSet, Verdict
 from validation.services.rechecks import recheck_run_inline
 
@@ -20,18 +21,6 @@ def create_profile(api, name="teacher", command=SEED_COMMAND, kind="collection",
     response = api.post("/api/v1/profiles/", body, format="json")
     assert response.status_code == 201, response.json()
     return response.json()
-
-
-EAGER_RULE = {
-    "id": "org-no-enforce-eager",
-    "category": "policy",
-    "severity": "error",
-    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
-    "when": "has(args.enforce_eager) && args.enforce_eager == true",
-    "kinds": ["serving"],
-    "solutions": ["Remove --enforce-eager"],
-    "fix": {"unset": ["enforce_eager"]},
-}
 
 
 def test_draft_edit_impact_publish_flow(staff_api, api, team):

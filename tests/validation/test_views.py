@@ -11,6 +11,7 @@ import pytest
 
 from profiles.services import ProfileInput, profile_create
 from tests.conftest import SEED_MESSAGE_031
+from tests.examples import EAGER_RULE, rule_form_data
 from validation.models import Alert, AlertPreference, FleetSettings, Recheck, Rule, RuleSet, VllmRelease
 from validation.services import rulesets
 from validation.services.rechecks import recheck_run_inline
@@ -20,17 +21,7 @@ pytestmark = pytest.mark.django_db
 BASE = 4
 SEED_RECORD = Path(__file__).resolve().parents[1] / "fixtures" / "error-record-seed.json"
 
-EAGER_RULE = {
-    "id": "org-no-enforce-eager",
-    "category": "policy",
-    "severity": "error",
-    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
-    "when": "has(args.enforce_eager) && args.enforce_eager == true",
-    "kinds": ["serving"],
-    "solutions": "Remove --enforce-eager\nOr use a collection profile",
-    "fields": "enforce_eager",
-    "enabled": "on",
-}
+EAGER_FORM = rule_form_data(EAGER_RULE)
 
 
 def make_profile(owner, team, name, command="vllm serve m", kind="serving", version=""):
@@ -96,18 +87,10 @@ def test_ruleset_detail_shows_rules_with_their_help(user_client, django_assert_m
 
 def test_ruleset_detail_queries_do_not_grow_with_rules(staff_client, draft, django_assert_max_num_queries):
     for i in range(30):
-        rulesets.rule_save(ruleset=draft, data={**_rule_data(), "id": f"extra-{i}"})
+        rulesets.rule_save(ruleset=draft, data={**EAGER_RULE, "id": f"extra-{i}"})
     with django_assert_max_num_queries(BASE + 3):
         response = staff_client.get(f"/rulesets/{draft.number}/")
     assert response.status_code == 200 and "extra-29" in response.content.decode()
-
-
-def _rule_data():
-    data = dict(EAGER_RULE)
-    data["solutions"] = data["solutions"].splitlines()
-    data["fields"] = [data["fields"]]
-    data["enabled"] = True
-    return data
 
 
 def test_staff_create_a_draft_others_are_refused(staff_client, client, user):
@@ -124,7 +107,7 @@ def test_staff_create_a_draft_others_are_refused(staff_client, client, user):
 def test_add_edit_disable_delete_a_rule(staff_client, draft):
     base = f"/rulesets/{draft.number}/rules/"
     assert staff_client.get(base + "new/").status_code == 200
-    response = staff_client.post(base + "new/", EAGER_RULE)
+    response = staff_client.post(base + "new/", EAGER_FORM)
     assert response.status_code == 302, response.content.decode()
     rule = draft.rules.get(rule_id="org-no-enforce-eager")
     assert rule.solutions == ["Remove --enforce-eager", "Or use a collection profile"]
@@ -134,7 +117,7 @@ def test_add_edit_disable_delete_a_rule(staff_client, draft):
     assert edit.status_code == 200 and "has(args.enforce_eager)" in edit.content.decode()
     # The id is fixed on edit: a changed id in the post is ignored.
     response = staff_client.post(
-        base + "org-no-enforce-eager/", {**EAGER_RULE, "id": "x", "severity": "warning"}
+        base + "org-no-enforce-eager/", {**EAGER_FORM, "id": "x", "severity": "warning"}
     )
     assert response.status_code == 302
     assert draft.rules.get(rule_id="org-no-enforce-eager").severity == "warning"
@@ -148,7 +131,7 @@ def test_add_edit_disable_delete_a_rule(staff_client, draft):
 
 def test_cel_syntax_error_is_shown_on_the_when_field(staff_client, draft):
     response = staff_client.post(
-        f"/rulesets/{draft.number}/rules/new/", {**EAGER_RULE, "when": "args.enforce_eager &&& true"}
+        f"/rulesets/{draft.number}/rules/new/", {**EAGER_FORM, "when": "args.enforce_eager &&& true"}
     )
     assert response.status_code == 400
     form = response.context["form"]
@@ -162,10 +145,10 @@ def test_cel_syntax_error_is_shown_on_the_when_field(staff_client, draft):
 
 def test_bad_version_range_and_fix_are_shown_on_their_fields(staff_client, draft):
     response = staff_client.post(
-        f"/rulesets/{draft.number}/rules/new/", {**EAGER_RULE, "versions": ">=banana"}
+        f"/rulesets/{draft.number}/rules/new/", {**EAGER_FORM, "versions": ">=banana"}
     )
     assert response.status_code == 400 and list(response.context["form"].errors) == ["versions"]
-    response = staff_client.post(f"/rulesets/{draft.number}/rules/new/", {**EAGER_RULE, "fix": "{nope"})
+    response = staff_client.post(f"/rulesets/{draft.number}/rules/new/", {**EAGER_FORM, "fix": "{nope"})
     assert response.status_code == 400 and list(response.context["form"].errors) == ["fix"]
 
 
@@ -186,7 +169,7 @@ def test_rule_actions_are_staff_only_and_drafts_only(client, user, staff_client,
         ("post", f"/rulesets/{draft.number}/publish/"),
         ("post", "/releases/fleet/"),
     ]:
-        assert getattr(client, method)(url, EAGER_RULE if "rules/new" in url else {}).status_code == 403, url
+        assert getattr(client, method)(url, EAGER_FORM if "rules/new" in url else {}).status_code == 403, url
     assert draft.rules.filter(rule_id=rule.rule_id).exists()
 
 
@@ -205,7 +188,7 @@ def test_impact_publish_confirmation_and_progress(staff_client, staff, user, tea
     make_profile(user, team, "plain")
     eager = make_profile(user, team, "eager", command="vllm serve m --enforce-eager")
     make_profile(user, team, "eager-2", command="vllm serve m --enforce-eager")
-    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    rulesets.rule_save(ruleset=draft, data=dict(EAGER_RULE))
 
     impact = staff_client.get(f"/rulesets/{draft.number}/impact/")
     assert impact.status_code == 200
@@ -251,7 +234,7 @@ def test_publish_refused_with_a_reason_when_a_rule_has_no_condition(staff_client
 
 
 def test_compare_two_versions(user_client, draft):
-    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    rulesets.rule_save(ruleset=draft, data=dict(EAGER_RULE))
     changed = current().rules.first()
     rulesets.rule_save(ruleset=draft, data={"id": changed.rule_id, "severity": "info"})
     response = user_client.get("/rulesets/compare/", {"old": current().number, "new": draft.number})
@@ -340,7 +323,7 @@ def _alerts_for(user, team, staff, count):
     for i in range(count):
         make_profile(user, team, f"eager-{i}", command="vllm serve m --enforce-eager")
     draft = rulesets.ruleset_draft_create(actor=staff)
-    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    rulesets.rule_save(ruleset=draft, data=dict(EAGER_RULE))
     recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
     recheck_run_inline(recheck.pk)
 
@@ -381,7 +364,7 @@ def test_alert_preference_toggle(user_client, user):
 def test_rule_model_untouched_by_views(staff_client, draft):
     """A re-rendered form after an error keeps what was typed, and nothing is stored."""
     before = Rule.objects.count()
-    staff_client.post(f"/rulesets/{draft.number}/rules/new/", {**EAGER_RULE, "category": "bogus"})
+    staff_client.post(f"/rulesets/{draft.number}/rules/new/", {**EAGER_FORM, "category": "bogus"})
     assert Rule.objects.count() == before
 
 
@@ -403,7 +386,7 @@ def test_impact_counts_identical_profiles_each_and_respects_waivers(staff_client
         granted_by=staff,
         expires_at=timezone.now() + timedelta(days=1),
     )
-    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    rulesets.rule_save(ruleset=draft, data=dict(EAGER_RULE))
     preview = staff_client.get(f"/rulesets/{draft.number}/impact/").context["preview"]
     assert preview["total"] == 4 and preview["counts"]["would_become_invalid"] == 3
     assert preview["distinct_documents"] == 2  # with and without the waiver
@@ -416,7 +399,7 @@ def test_kept_impact_follows_every_change_of_its_inputs(staff_client, staff, use
     from profiles.services import profile_update
 
     make_profile(user, team, "eager-0", command="vllm serve m --enforce-eager")
-    rulesets.rule_save(ruleset=draft, data=_rule_data())
+    rulesets.rule_save(ruleset=draft, data=dict(EAGER_RULE))
     url = f"/rulesets/{draft.number}/impact/"
 
     def invalid():

@@ -1,0 +1,57 @@
+"""What the page benchmarks share: Django on a benchmark database of its own, and bulk verdict rows.
+
+The scripts run as ``python benchmarks/<name>.py``; they put the repository on ``sys.path`` and call
+:func:`setup_django` before importing anything of the product.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def setup_django(url: str) -> None:
+    """Settings from the environment as in production (DEBUG off), on the database ``url`` (created if new);
+    no broker and no mail server are needed."""
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DEBUG"] = "false"
+    os.environ.setdefault("CELERY_BROKER_URL", "memory://")
+    os.environ.setdefault("EMAIL_URL", "memorymail://")
+    _create_database(url)
+    import django
+
+    django.setup()
+
+
+def _create_database(url: str) -> None:
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def verdict_summary(verdict) -> dict:
+    """The summary a profile row keeps of its verdict (what ``verdict_record`` copies onto the profile)."""
+    return {
+        "state": verdict.state,
+        "error_count": sum(f.severity == "error" for f in verdict.findings),
+        "warning_count": sum(f.severity == "warning" for f in verdict.findings),
+    }
+
+
+def verdict_row(profile, verdict, *, ruleset, release):
+    """An unsaved stored verdict of ``profile``, as a re-check would have written it (for bulk inserts)."""
+    from validation.models import Verdict
+
+    return Verdict(
+        profile=profile,
+        **verdict_summary(verdict),
+        findings=[f.as_dict() for f in verdict.findings],
+        rule_ids=sorted({f.rule for f in verdict.findings if f.is_active}),
+        ruleset=ruleset,
+        release=release,
+        release_catalog_sha256=release.catalog_sha256,
+        profile_revision=1,
+    )
