@@ -1,5 +1,6 @@
-"""ReplaySSM / RecoverSSM kernel choices (VllmConfig.validate_mamba_cached_kernel, 0.32.0 on): the Mamba
-backend, the replay buffer length, speculative decoding, microbatching and pipeline parallelism.
+"""ReplaySSM / RecoverSSM kernel choices (VllmConfig.validate_mamba_cached_kernel): the Mamba backend, the
+replay buffer length, speculative decoding, microbatching and pipeline parallelism; and the Mamba block size
+without prefix caching.
 
 The first check of that validator refuses an architecture without ReplaySSM support (a registry fact the
 product does not read), so a profile these rules refuse is refused by vLLM either way."""
@@ -26,6 +27,13 @@ def mamba_spec(kda):
 def not_recover(kda):
     return f"!({NST} > 0 && model.architecture in {q(kda)})"
 
+
+# RecoverSSM: ReplaySSM with speculative decoding on a KDA model (0.29.0-0.31.x use it for any model with
+# speculative decoding and refuse a non-KDA one just before these checks)
+RECOVER = f"({REPLAY} && {NST} > 0 && model.architecture in {q(KDA_0_34)})"
+RECOVER_DOCS = (
+    "VllmConfig.validate_mamba_cached_kernel, with --use-replayssm and speculative decoding (RecoverSSM)."
+)
 
 DOCS = "VllmConfig.validate_mamba_cached_kernel, with --use-replayssm."
 UBATCHING = f"({T('enable_dbo')} || ({A('ubatch_size')} && args.ubatch_size > 1))"
@@ -98,6 +106,63 @@ RULES = [
         ["mamba"],
         needs=["model.architecture"],
     ),
+    R(
+        "recoverssm-no-stochastic-rounding",
+        "RecoverSSM supports bfloat16/float32 SSM state caches, not --enable-mamba-cache-stochastic-rounding",
+        f"{RECOVER} && {T('enable_mamba_cache_stochastic_rounding')}",
+        ["use_replayssm", "speculative_config", "enable_mamba_cache_stochastic_rounding"],
+        ["Remove --enable-mamba-cache-stochastic-rounding with RecoverSSM"],
+        RECOVER_DOCS,
+        ["mamba"],
+        needs=["model.architecture"],
+        fix={"unset": ["enable_mamba_cache_stochastic_rounding"]},
+    ),
+    R(
+        "recoverssm-no-pipeline-parallel",
+        "RecoverSSM currently requires pipeline_parallel_size=1",
+        f"{RECOVER} && {AV('pipeline_parallel_size', '1')} > 1",
+        ["use_replayssm", "speculative_config", "pipeline_parallel_size"],
+        ["Run RecoverSSM without pipeline parallelism"],
+        RECOVER_DOCS,
+        ["mamba"],
+        needs=["model.architecture"],
+    ),
+    R(
+        "recoverssm-requires-triton",
+        "RecoverSSM requires --mamba-backend triton",
+        f'{RECOVER} && !string({BACKEND}).matches("^(?i)triton$")',
+        ["use_replayssm", "speculative_config", "mamba_backend"],
+        ["Use --mamba-backend triton (the default) with RecoverSSM"],
+        RECOVER_DOCS,
+        ["mamba"],
+        needs=["model.architecture"],
+        fix={"unset": ["mamba_backend"]},
+    ),
+    R(
+        "replayssm-backend-triton-or-flashinfer",
+        "--use-replayssm requires --mamba-backend triton or flashinfer",
+        f'{REPLAY} && !{HAS_SPEC} && !string({BACKEND}).matches("^(?i)(triton|flashinfer)$")',
+        ["use_replayssm", "mamba_backend"],
+        ["Use --mamba-backend triton or flashinfer with --use-replayssm"],
+        DOCS + " (without speculative decoding)",
+        ["mamba"],
+        fix={"unset": ["mamba_backend"]},
+    ),
+    R(
+        "mamba-block-size-requires-prefix-caching",
+        "--mamba-block-size can only be set with --enable-prefix-caching",
+        f"{A('mamba_block_size')} && has(args.enable_prefix_caching) && "
+        f"args.enable_prefix_caching == false && {A('max_model_len')} && "
+        "type(args.max_model_len) == int && args.max_model_len > 0 && "
+        "args.mamba_block_size != args.max_model_len",
+        ["mamba_block_size", "enable_prefix_caching", "max_model_len"],
+        ["Remove --mamba-block-size when prefix caching is off", "Enable prefix caching"],
+        "VllmConfig.validate_mamba_block_size: without prefix caching the Mamba block is the whole sequence "
+        "(max_model_len). Read when --max-model-len is given; with the derived length it is refused too but "
+        "not read here.",
+        ["mamba"],
+        fix={"unset": ["mamba_block_size"]},
+    ),
 ]
 RULES = templated(RULES)
 
@@ -112,6 +177,18 @@ MTP = {"speculative_config": {"method": "mtp", "num_speculative_tokens": 3}}
 
 def nh(args):
     return dict(args=args, model=NEMOTRON_H)
+
+
+KIMI_K3 = {
+    "name": "moonshotai/Kimi-K3",
+    "architecture": "KimiK3ForConditionalGeneration",
+    "config": {"num_attention_heads": 64, "num_key_value_heads": 8},
+}
+RS = {"use_replayssm": True, **MTP}
+
+
+def kimi(args):
+    return dict(args=args, model=KIMI_K3)
 
 
 CASES = {
@@ -138,5 +215,22 @@ CASES = {
     "replayssm-flashinfer-no-pipeline-parallel": (
         nh({**FI, "pipeline_parallel_size": 2}),
         nh({**FI}),
+    ),
+    "recoverssm-no-stochastic-rounding": (
+        kimi({**RS, "enable_mamba_cache_stochastic_rounding": True}),
+        kimi(RS),
+    ),
+    "recoverssm-no-pipeline-parallel": (kimi({**RS, "pipeline_parallel_size": 2}), kimi(RS)),
+    "recoverssm-requires-triton": (
+        kimi({**RS, "mamba_backend": "flashinfer"}),
+        kimi({**RS, "mamba_backend": "triton"}),
+    ),
+    "replayssm-backend-triton-or-flashinfer": (
+        nh({"use_replayssm": True, "mamba_backend": "cutedsl"}),
+        nh({"use_replayssm": True, "mamba_backend": "flashinfer"}),
+    ),
+    "mamba-block-size-requires-prefix-caching": (
+        nh({"mamba_block_size": 1024, "enable_prefix_caching": False, "max_model_len": 32768}),
+        nh({"mamba_block_size": 1024, "enable_prefix_caching": True, "max_model_len": 32768}),
     ),
 }
