@@ -302,6 +302,19 @@ RULES = [
         fix={"unset": ["kda_prefill_backend"]},
     ),
     R(
+        "kv-sharing-fast-prefill-vs-eagle",
+        "Fast prefill optimization for KV sharing is not compatible with EAGLE",
+        f"effective.kv_sharing_fast_prefill == true && {HAS_SPEC} && "
+        'derived.spec_method in ["eagle", "eagle3", "mtp", "dflash"]',
+        ["kv_sharing_fast_prefill", "speculative_config"],
+        ["Disable --kv-sharing-fast-prefill with EAGLE-style speculative decoding"],
+        "VllmConfig.__post_init__: drafters that read the target's hidden states need correct logits for "
+        "every prompt token (use_eagle() before 0.34.0, uses_target_hidden_states from 0.34.0; eagle, "
+        "eagle3, mtp and dflash are such drafters on every release).",
+        ["speculative-decoding"],
+        fix={"unset": ["kv_sharing_fast_prefill"]},
+    ),
+    R(
         "hisparse-requires-hybrid-kv-cache-manager",
         "HiSparse requires the hybrid KV cache manager;",
         f"{HISPARSE} && {T('disable_hybrid_kv_cache_manager')}",
@@ -593,6 +606,13 @@ CASES = {
         {"speculative_config": {**FLY, "num_speculative_tokens": 4, "fly_window_size": 3}},
     ),
     "kda-prefill-fused-rocm-only": ({"kda_prefill_backend": "fused"}, {"kda_prefill_backend": "flashkda"}),
+    "kv-sharing-fast-prefill-vs-eagle": (
+        {"kv_sharing_fast_prefill": True, "speculative_config": EAGLE3},
+        {
+            "kv_sharing_fast_prefill": True,
+            "speculative_config": {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4},
+        },
+    ),
     "hisparse-requires-hybrid-kv-cache-manager": (
         dict(args={**HIS, "disable_hybrid_kv_cache_manager": True}, model=DSV32),
         dict(args=HIS, model=DSV32),

@@ -6,7 +6,7 @@ The first check of that validator refuses an architecture without ReplaySSM supp
 product does not read), so a profile these rules refuse is refused by vLLM either way."""
 
 from tools.rulepack.coverage_expr import AV, templated
-from tools.rulepack.expr import HAS_SPEC, SC, A, R, q
+from tools.rulepack.expr import HAS_SPEC, KV_INSTANCE, SC, A, R, q
 from tools.rulepack.expr import arg_true as T
 
 REPLAY = T("use_replayssm")
@@ -163,6 +163,15 @@ RULES = [
         ["mamba"],
         fix={"unset": ["mamba_block_size"]},
     ),
+    R(
+        "replayssm-no-kv-connectors",
+        "--use-replayssm is incompatible with KV connectors (P/D disaggregation, KV cache offload)",
+        f"{REPLAY} && !{HAS_SPEC} && {KV_INSTANCE}",
+        ["use_replayssm", "kv_transfer_config"],
+        ["Run ReplaySSM on an instance without a KV connector"],
+        DOCS + " (without speculative decoding; RecoverSSM on KDA models is exempt from 0.33.0)",
+        ["mamba", "kv-transfer"],
+    ),
 ]
 RULES = templated(RULES)
 
@@ -232,5 +241,14 @@ CASES = {
     "mamba-block-size-requires-prefix-caching": (
         nh({"mamba_block_size": 1024, "enable_prefix_caching": False, "max_model_len": 32768}),
         nh({"mamba_block_size": 1024, "enable_prefix_caching": True, "max_model_len": 32768}),
+    ),
+    "replayssm-no-kv-connectors": (
+        nh(
+            {
+                "use_replayssm": True,
+                "kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both"},
+            }
+        ),
+        nh({"use_replayssm": True}),
     ),
 }
