@@ -212,7 +212,8 @@ def test_history_index_is_built_once_per_set_of_catalogs():
         ({"max_model_len": -1}, []),
         ({"max_model_len": "32k"}, []),  # human-readable int
         ({"enforce_eager": "yes"}, ["catalog-invalid-value"]),
-        ({"kv_cache_dtype": "fp9"}, []),  # suggestions are not choices
+        ({"kv_cache_dtype": "fp9"}, ["catalog-invalid-value"]),  # not a choice: CacheConfig checks the set
+        ({"kv_cache_dtype": "fp8_e4m3"}, []),
         ({"tool_strict_level": None}, []),  # None among the choices
         ({"dcp_comm_backend": "a2b"}, ["catalog-invalid-value"]),
         ({"collect_detailed_traces": ["model", "worker"]}, []),
@@ -324,3 +325,104 @@ def test_active_findings_are_unwaived_errors_and_warnings():
     assert Verdict("0.33.0", 1, (finding("error", waived=True), finding("warning"))).state == "warning"
     assert Verdict("0.33.0", 1, (finding("error", waived=True),)).valid
     assert parse_version("0.34.0") > parse_version("0.9.1") and parse_version("latest") is None
+
+
+# ---- value sets: vLLM's own message for a value outside the set it checks at start-up
+
+
+def only(findings):
+    assert len(findings) == 1, [f.message for f in findings]
+    return findings[0]
+
+
+def test_unknown_speculative_method_on_0_34_0_in_vllms_words():
+    finding = only(check_catalog({"speculative_config": {"method": "eagle9"}}, catalog("0.34.0")))
+    assert finding.rule == "catalog-invalid-config-value" and finding.fields == ("speculative_config",)
+    assert finding.message.startswith("Unknown speculative method 'eagle9'. Built-in methods: ['")
+    assert "'eagle3'" in finding.message and finding.message.endswith("; registered custom methods: [].")
+    assert check_catalog({"speculative_config": {"method": "eagle3", "model": "m"}}, catalog("0.34.0")) == []
+
+
+def test_kv_cache_dtype_check_moved_from_argparse_into_the_config_in_0_33_0():
+    new = only(check_catalog({"kv_cache_dtype": "fp9"}, catalog("0.33.0")))
+    assert new.message.startswith("Invalid kv_cache_dtype: 'fp9'. Valid values are: ['auto', 'float16', ")
+    old = only(check_catalog({"kv_cache_dtype": "fp9"}, catalog("0.32.0")))
+    assert old.message.startswith("argument --kv-cache-dtype: invalid choice: 'fp9' (choose from ")
+    assert check_catalog({"kv_cache_dtype": "fp8_e4m3"}, catalog("0.33.0")) == []
+
+
+def test_registries_checked_at_start_up_on_0_34_0():
+    c = catalog("0.34.0")
+    quant = only(check_catalog({"quantization": "awq9"}, c))
+    assert quant.message.startswith("Unknown quantization method: awq9. Must be one of ['awq', ")
+    assert check_catalog({"quantization": "fp8"}, c) == []
+    # the tool-call parser is checked only with --enable-auto-tool-choice, as vLLM does
+    assert check_catalog({"tool_call_parser": "nope"}, c) == []
+    tool = only(check_catalog({"tool_call_parser": "nope", "enable_auto_tool_choice": True}, c))
+    assert tool.message.startswith("invalid tool call parser: nope (chose from { ")
+    assert "hermes" in tool.message
+    reasoning = only(check_catalog({"reasoning_parser": "nope"}, c))
+    assert reasoning.message.startswith("invalid reasoning parser: nope (chose from { ")
+    assert check_catalog({"reasoning_parser": "deepseek_r1"}, c) == []
+    backend = only(check_catalog({"attention_backend": "flash"}, c))
+    assert backend.message.startswith("Unknown attention backend: 'flash'. Valid options are: FLASH_ATTN, ")
+    assert check_catalog({"attention_backend": "flash_attn"}, c) == []  # vLLM upper-cases it
+    assert check_catalog({"attention_backend": "auto"}, c) == []
+
+
+def test_enum_keys_inside_compilation_config():
+    c = catalog("0.34.0")
+    mode = only(check_catalog({"compilation_config": {"mode": "fast"}}, c))
+    assert mode.message == (
+        "Invalid compilation mode: fast. Valid modes are: NONE, STOCK_TORCH_COMPILE, DYNAMO_TRACE_ONCE, "
+        "VLLM_COMPILE"
+    )
+    for good in ({"mode": "vllm_compile"}, {"mode": 3}, {"cudagraph_mode": "full_and_piecewise"}):
+        assert check_catalog({"compilation_config": good}, c) == [], good
+    cudagraph = only(check_catalog({"compilation_config": {"cudagraph_mode": "sometimes"}}, c))
+    assert "'sometimes'" in cudagraph.message and "FULL_AND_PIECEWISE" in cudagraph.message
+
+
+def test_no_message_keeps_a_placeholder():
+    c = catalog("0.34.0")
+    bad = {
+        "speculative_config": {"method": "x"},
+        "kv_cache_dtype": "x",
+        "quantization": "x",
+        "reasoning_parser": "x",
+        "attention_backend": "x",
+        "compilation_config": {"mode": "x"},
+    }
+    for finding in check_catalog(bad, c):
+        assert "{" not in finding.message.replace("{ ", ""), finding.message
+
+
+def test_rules_read_the_release_value_sets_as_values():
+    from validation.engine.rules import compile_ruleset
+
+    pack = {
+        "pack": "t",
+        "rules": [
+            {
+                "id": "spec-method-unknown",
+                "category": "policy",
+                "severity": "warning",
+                "message": "not a built-in speculative method",
+                "when": "has(args.speculative_config) && has(args.speculative_config.method)"
+                " && !(args.speculative_config.method in values.speculative_methods)",
+            }
+        ],
+    }
+    ruleset = compile_ruleset(pack)
+
+    def doc(method):
+        return {
+            "kind": "serving",
+            "vllm": {"version": "0.34.0"},
+            "args": {"speculative_config": {"method": method}},
+        }
+
+    assert [f.rule for f in ruleset.evaluate(doc("x"), catalog=catalog("0.34.0")).findings] == [
+        "spec-method-unknown"
+    ]
+    assert ruleset.evaluate(doc("eagle3"), catalog=catalog("0.34.0")).findings == ()

@@ -167,3 +167,59 @@ def test_builtin_pack_covers_every_release_with_few_stale_rules():
             path.stem,
             report["stale_rules"],
         )
+
+
+# ---- value sets and assert sites
+
+
+def test_value_set_changes_between_releases():
+    def with_sets(version, sets):
+        return Catalog.from_dict(
+            {"version": version, "arguments": [], "value_sets": {k: {"values": v} for k, v in sets.items()}}
+        )
+
+    a = with_sets("1.0.0", {"speculative_methods": ["ngram", "medusa"], "gone": ["x"]})
+    b = with_sets("1.1.0", {"speculative_methods": ["ngram", "eagle3"], "new_set": ["y", "z"]})
+    diff = diff_catalogs(a, b)
+    assert diff["value_sets"] == {
+        "added": [{"name": "new_set", "values": ["y", "z"]}],
+        "removed": [{"name": "gone", "values": ["x"]}],
+        "changed": [{"name": "speculative_methods", "added": ["eagle3"], "removed": ["medusa"]}],
+    }
+    assert diff["summary"]["value_sets_changed"] == 1
+    text = render_diff_text(diff)
+    assert "Value sets:" in text and "* speculative_methods: +'eagle3' -'medusa'" in text
+    # a catalog without value sets (an old import) reports no change rather than every set added
+    assert diff_catalogs(synthetic("0.9.0", []), b)["value_sets"]["added"] == []
+
+
+def test_value_set_changes_of_shipped_releases():
+    diff = diff_catalogs(catalog("0.33.0"), catalog("0.34.0"))
+    changed = {c["name"]: c for c in diff["value_sets"]["changed"]}
+    assert changed, "0.34.0 changed no value set?"
+    for entry in changed.values():
+        before = set(catalog("0.33.0").values[entry["name"]])
+        after = set(catalog("0.34.0").values[entry["name"]])
+        assert set(entry["added"]) == after - before and set(entry["removed"]) == before - after
+
+
+def test_coverage_counts_assert_sites_apart():
+    errors = [
+        {"message": "x must be positive", "class": "ValueError", "kind": "raise", "file": "f", "line": 1},
+        {
+            "message": "{n} not divisible by {tp}",
+            "class": "AssertionError",
+            "kind": "assert",
+            "file": "f",
+            "line": 2,
+        },
+        {"message": "never", "class": "AssertionError", "kind": "assert", "file": "f", "line": 3},
+    ]
+    cat = synthetic("1.0.0", [], errors)
+    rules = [{"id": "div", "category": "vllm", "message": "8 not divisible by 3"}]
+    report = rule_coverage(cat, rules)
+    assert report["summary"]["by_kind"] == {
+        "raise": {"sites": 1, "covered": 0},
+        "assert": {"sites": 2, "covered": 1},
+    }
+    assert [e["kind"] for e in report["covered"]] == ["assert"]

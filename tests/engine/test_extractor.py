@@ -689,3 +689,156 @@ def test_errors_are_recorded(catalogs):
     assert len(errors) > 100
     assert all({"message", "class", "file", "line"} <= set(e) for e in errors)
     assert any(e["file"] == "vllm/config/vllm.py" for e in errors)
+
+
+def test_scan_errors_indexes_asserts_with_a_message_like_raises():
+    src = textwrap.dedent("""
+        def check(n, tp):
+            assert n > 0
+            assert n % tp == 0, f"{n} is not divisible by {tp}"
+            raise ValueError("never")
+    """)
+    errors = scan_errors("vllm/config/c.py", src)
+    assert [(e["kind"], e["class"], e["message"], e["line"]) for e in errors] == [
+        ("assert", "AssertionError", "{n} is not divisible by {tp}", 4),
+        ("raise", "ValueError", "never", 5),
+    ]
+
+
+# --------------------------------------------------------------------------- value sets
+
+VALUE_TREE = {
+    "vllm/config/cache.py": """
+from typing import Literal, get_args
+from pydantic import field_validator
+
+CacheDType = Literal["auto", "fp8", "fp8_e4m3"]
+KV_CACHE_DTYPES: list[str] = list(get_args(CacheDType))
+
+class CacheConfig:
+    @field_validator("cache_dtype", mode="after")
+    @classmethod
+    def _validate_cache_dtype(cls, cache_dtype):
+        if cache_dtype not in KV_CACHE_DTYPES:
+            raise ValueError(
+                f"Invalid kv_cache_dtype: {cache_dtype!r}. "
+                f"Valid values are: {KV_CACHE_DTYPES}"
+            )
+        return cache_dtype
+""",
+    "vllm/config/speculative.py": """
+from typing import Literal, get_args
+MTPModelTypes = Literal["deepseek_mtp", "mimo_mtp"]
+SpeculativeMethod = Literal["ngram", "eagle", MTPModelTypes]
+
+class SpeculativeConfig:
+    @classmethod
+    def _validate_method(cls, value):
+        if value is None or value in get_args(SpeculativeMethod):
+            return value
+        if value not in (registered := registered_speculative_methods()):
+            raise ValueError(
+                f"Unknown speculative method {value!r}. Built-in methods: "
+                f"{sorted(get_args(SpeculativeMethod))}; registered custom "
+                f"methods: {registered}."
+            )
+        return value
+""",
+    "vllm/config/compilation.py": """
+import enum
+
+class CompilationMode(enum.IntEnum):
+    NONE = 0
+    VLLM_COMPILE = 3
+
+class CompilationConfig:
+    def validate_mode_before(cls, value):
+        if isinstance(value, str) and value.upper() not in CompilationMode.__members__:
+            raise ValueError(
+                f"Invalid compilation mode: {value}. "
+                f"Valid modes are: {', '.join(CompilationMode.__members__.keys())}"
+            )
+        return value
+""",
+    "vllm/reasoning/__init__.py": """
+_REASONING_PARSERS_TO_REGISTER = {"qwen3": ("qwen3", "Qwen3"), "deepseek_r1": ("ds", "DS")}
+""",
+    "vllm/reasoning/extra.py": """
+@ReasoningParserManager.register_module(["granite", "hunyuan"])
+class Granite:
+    pass
+""",
+    "vllm/entrypoints/cli_args.py": """
+def validate_api_server_args(args):
+    valid_reasoning_parsers = ReasoningParserManager.list_registered()
+    if (reasoning_parser := args.reasoning_parser) and reasoning_parser not in valid_reasoning_parsers:
+        raise KeyError(
+            f"invalid reasoning parser: {reasoning_parser} "
+            f"(chose from {{ {','.join(valid_reasoning_parsers)} }})"
+        )
+""",
+}
+
+
+def test_value_sets_and_their_messages_from_a_small_source_tree(tmp_path):
+    from validation.catalog_builder import SourceTree
+    from validation.catalog_builder.values import extract_value_sets
+
+    for path, text in VALUE_TREE.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(textwrap.dedent(text))
+    sets, checks = extract_value_sets(SourceTree.from_dir(tmp_path))
+    assert sets["kv_cache_dtypes"]["values"] == ["auto", "fp8", "fp8_e4m3"]
+    assert sets["kv_cache_dtypes"]["file"] == "vllm/config/cache.py"
+    assert sets["speculative_methods"]["values"] == ["ngram", "eagle", "deepseek_mtp", "mimo_mtp"]
+    assert sets["compilation_modes"]["members"] == {"NONE": 0, "VLLM_COMPILE": 3}
+    assert sets["reasoning_parsers"]["values"] == ["deepseek_r1", "granite", "hunyuan", "qwen3"]
+    assert "quantization_methods" not in sets  # not in this tree: no guess
+    messages = {(c["argument"], c["key"]): c["message"] for c in checks}
+    assert messages[("kv_cache_dtype", None)] == (
+        "Invalid kv_cache_dtype: {value!r}. Valid values are: ['auto', 'fp8', 'fp8_e4m3']"
+    )
+    assert messages[("speculative_config", "method")] == (
+        "Unknown speculative method {value!r}. Built-in methods: "
+        "['deepseek_mtp', 'eagle', 'mimo_mtp', 'ngram']; registered custom methods: []."
+    )
+    assert messages[("compilation_config", "mode")] == (
+        "Invalid compilation mode: {value}. Valid modes are: NONE, VLLM_COMPILE"
+    )
+    assert messages[("reasoning_parser", None)] == (
+        "invalid reasoning parser: {value} (chose from { deepseek_r1,granite,hunyuan,qwen3 })"
+    )
+
+
+SET_NAMES = (
+    "quantization_methods speculative_methods attention_backends reasoning_parsers tool_call_parsers "
+    "kv_cache_dtypes compilation_modes cudagraph_modes optimization_levels chat_template_content_formats"
+).split()
+
+
+def test_every_shipped_catalog_has_every_value_set(catalogs):
+    for version, catalog in catalogs.items():
+        assert sorted(catalog["value_sets"]) == sorted(SET_NAMES), version
+        for name, entry in catalog["value_sets"].items():
+            assert entry["values"] and entry["file"].startswith("vllm/"), (version, name)
+        assert any(e.get("kind") == "assert" for e in catalog["errors"]), version
+
+
+def test_shipped_value_sets_of_0_33_0_and_0_34_0(catalogs):
+    sets = {v: catalogs[v]["value_sets"] for v in ("0.33.0", "0.34.0")}
+    assert {"ngram", "eagle3", "draft_model", "suffix"} <= set(
+        sets["0.34.0"]["speculative_methods"]["values"]
+    )
+    assert {"auto", "fp8", "fp8_e4m3", "nvfp4"} <= set(sets["0.33.0"]["kv_cache_dtypes"]["values"])
+    assert sets["0.34.0"]["optimization_levels"]["members"] == {"O0": 0, "O1": 1, "O2": 2, "O3": 3}
+    checks = {(c["argument"], c["key"]): c for c in catalogs["0.34.0"]["value_checks"]}
+    spec = checks[("speculative_config", "method")]
+    assert spec["message"].startswith("Unknown speculative method {value!r}. Built-in methods: ['")
+    assert spec["site"]["file"] == "vllm/config/speculative.py"
+    # 0.33.0 moved the kv-cache dtype check from argparse into CacheConfig: the catalog has vLLM's message.
+    kv = {(c["argument"], c["key"]): c for c in catalogs["0.33.0"]["value_checks"]}[("kv_cache_dtype", None)]
+    assert kv["message"].startswith("Invalid kv_cache_dtype: {value!r}. Valid values are: ['auto', ")
+    # argparse choices the 0.33.0 and 0.34.0 catalogs had lost (a star import the extractor did not follow)
+    for version in ("0.33.0", "0.34.0"):
+        fmt = flags_of(catalogs[version])["--chat-template-content-format"]
+        assert sorted(fmt["choices"]) == ["auto", "openai", "string"], version

@@ -29,6 +29,9 @@ class ReleaseDiffSerializer(serializers.Serializer):
     to = serializers.CharField()
     arguments = serializers.JSONField(help_text="added, removed, renamed, changed")
     errors = serializers.JSONField(help_text="error messages added and removed, with their sites")
+    value_sets = serializers.JSONField(
+        help_text="value sets (quantization methods, parsers, ...) added, removed, and changed (members)"
+    )
     summary = serializers.JSONField()
 
     def get_fields(self):

@@ -35,6 +35,7 @@ from .kwargs import (
 )
 from .source import SourceTree
 from .stdlib_stubs import ARGPARSE_SUPPRESS
+from .values import extract_value_sets
 
 SCHEMA_VERSION = 1
 
@@ -684,6 +685,7 @@ class CatalogBuilder:
             "config_classes": self.config_classes(specs),
             "errors": self.errors(),
         }
+        catalog["value_sets"], catalog["value_checks"] = extract_value_sets(self.tree)
         return catalog
 
 
@@ -718,7 +720,19 @@ def _render_message(node, local_assigns: dict) -> str | None:
     return None
 
 
+def _error_site(node: ast.AST, assigns: dict) -> tuple[str, str, str] | None:
+    """(kind, exception class, message) of ``raise X("...")`` or of ``assert cond, "..."``."""
+    if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+        msg = _render_message(node.exc.args[0], assigns)
+        return ("raise", ast.unparse(node.exc.func).split(".")[-1], msg) if msg else None
+    if isinstance(node, ast.Assert) and node.msg is not None:
+        msg = _render_message(node.msg, assigns)
+        return ("assert", "AssertionError", msg) if msg else None
+    return None
+
+
 def scan_errors(path: str, src: str) -> list[dict]:
+    """The raise-sites and assert-sites (those with a message) of one file, with their messages."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
@@ -739,20 +753,19 @@ def scan_errors(path: str, src: str) -> list[dict]:
                             local[n.targets[0].id] = n.value
                 visit(child, [*scope, child.name], {**assigns, **local})
                 continue
-            if isinstance(child, ast.Raise) and isinstance(child.exc, ast.Call) and child.exc.args:
-                exc = child.exc
-                cls_name = ast.unparse(exc.func).split(".")[-1]
-                msg = _render_message(exc.args[0], assigns)
-                if msg:
-                    out.append(
-                        {
-                            "message": msg,
-                            "class": cls_name,
-                            "file": path,
-                            "line": child.lineno,
-                            "where": ".".join(scope) or None,
-                        }
-                    )
+            site = _error_site(child, assigns)
+            if site is not None:
+                kind, cls_name, msg = site
+                out.append(
+                    {
+                        "message": msg,
+                        "class": cls_name,
+                        "kind": kind,
+                        "file": path,
+                        "line": child.lineno,
+                        "where": ".".join(scope) or None,
+                    }
+                )
             visit(child, scope, assigns)
 
     module_assigns = {}

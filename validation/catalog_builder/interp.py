@@ -394,6 +394,8 @@ class Module:
         self.bindings: dict[str, Any] = {}  # name -> ("expr", node) | ("import", mod, attr) | ("value", v)
         self.values: dict[str, Any] = {}
         self._evaluating: set[str] = set()
+        self.star_imports: list[str] = []  # modules of ``from X import *``, searched for unbound names
+        self._searching_stars = False
         if tree is not None:
             self._index(tree.body)
 
@@ -427,6 +429,8 @@ class Module:
                     base = stmt.module or ""
                 for alias in stmt.names:
                     if alias.name == "*":
+                        if base not in self.star_imports:
+                            self.star_imports.append(base)
                         continue
                     bind(alias.asname or alias.name, ("import", base, alias.name))
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -461,12 +465,27 @@ class Module:
                 bind(stmt.name.id, ("expr", stmt.value))
 
     def has(self, name: str) -> bool:
-        return name in self.bindings
+        return name in self.bindings or self._bind_from_star(name)
+
+    def _bind_from_star(self, name: str) -> bool:
+        """Bind ``name`` to the first ``from X import *`` module that defines it (public names only)."""
+        if not self.star_imports or name.startswith("_") or self._searching_stars:
+            return False
+        self._searching_stars = True
+        try:
+            for base in self.star_imports:
+                module = self.interp.load_module(base)
+                if module is not None and module.has(name):
+                    self.bindings[name] = ("import", base, name)
+                    return True
+        finally:
+            self._searching_stars = False
+        return False
 
     def get(self, name: str) -> Any:
         if name in self.values:
             return self.values[name]
-        if name not in self.bindings:
+        if name not in self.bindings and not self._bind_from_star(name):
             raise KeyError(name)
         if name in self._evaluating:
             return Opaque(f"{self.name}.{name} (cycle)")

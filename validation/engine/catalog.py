@@ -12,7 +12,19 @@ Shape::
                     "type": "int", "default": 1, "choices": null, "deprecated": false, "help": "...", ...}],
      "config_classes": {"SpeculativeConfig": {"fields": {"method": {"type": "str", "choices": [...],
                                                                     "default": null}, ...}}},
-     "errors": [{"message": "...", "class": "ValueError", "file": "vllm/config/vllm.py", "line": 1033}]}
+     "errors": [{"message": "...", "class": "ValueError", "kind": "raise" | "assert",
+                 "file": "vllm/config/vllm.py", "line": 1033}],
+     "value_sets": {"speculative_methods": {"values": ["ngram", ...], "symbol": "SpeculativeMethod",
+                                            "file": "vllm/config/speculative.py", "line": 90,
+                                            "members": {"NAME": value} (enums only)}, ...},
+     "value_checks": [{"set": "speculative_methods", "argument": "speculative_config", "key": "method",
+                       "case": null | "upper", "requires": null | "<argument that must be true>",
+                       "message": "Unknown speculative method {value!r}. Built-in methods: [...]" | null,
+                       "site": {"class": "ValueError", "file": "...", "line": 1630} | null}]}
+
+``value_sets`` are the registries and enumerations vLLM compares values against at start-up; a
+``value_check`` ties one to the argument (or the key inside a JSON-config argument) it checks, with vLLM's
+message for that release (the set filled in, the user's value as ``{value}`` or ``{value!r}``).
 """
 
 from __future__ import annotations
@@ -46,6 +58,8 @@ class Catalog:
     errors: tuple[dict[str, Any], ...] = ()
     parser: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
+    value_sets: dict[str, Any] = field(default_factory=dict)
+    value_checks: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Catalog:
@@ -56,6 +70,8 @@ class Catalog:
             errors=tuple(data.get("errors") or ()),
             parser=data.get("parser") or {},
             source=data.get("source") or {},
+            value_sets=data.get("value_sets") or {},
+            value_checks=tuple(data.get("value_checks") or ()),
         )
 
     @classmethod
@@ -74,6 +90,17 @@ class Catalog:
             for flag in (*arg.flags, *arg.hidden_aliases, *arg.negative_flags):
                 table[flag] = arg
         return table
+
+    @cached_property
+    def values(self) -> dict[str, list[Any]]:
+        """Value set name -> its members: the CEL variable ``values`` of the rules."""
+        return {name: list(entry.get("values") or ()) for name, entry in self.value_sets.items()}
+
+    @cached_property
+    def checks_by_target(self) -> dict[tuple[str, str | None], dict[str, Any]]:
+        """(argument, key inside its JSON config or None) -> the value check vLLM runs on it."""
+        checks = [c for c in self.value_checks if c.get("set") in self.value_sets]
+        return {(c["argument"], c.get("key")): c for c in checks}
 
     @cached_property
     def defaults(self) -> dict[str, Any]:

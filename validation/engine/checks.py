@@ -358,13 +358,45 @@ def check_catalog(
         if spec.deprecated:
             findings.append(_deprecated(spec, [name], catalog.version))
         problem = value_problem(spec, value)
+        if problem is None and not spec.choices:
+            problem = value_set_problem(catalog, args, name, None, value, spec.long_flag)
         if problem:
             findings.append(_finding(RULE_INVALID, "error", problem, [name]))
         elif spec.type == "json" and spec.config_class:
             parsed = _as_json_object(value)
             if parsed is not None:
-                findings.extend(_config_findings(spec, parsed, spec.config_class, spec.long_flag, index))
+                findings.extend(
+                    _config_findings(spec, parsed, spec.config_class, spec.long_flag, index, args)
+                )
     return findings
+
+
+def value_set_problem(
+    catalog: Catalog, args: Mapping[str, Any], argument: str, key: str | None, value: Any, where: str
+) -> str | None:
+    """vLLM's own message when ``value`` of ``argument`` (or of ``key`` inside its JSON config) is not in
+    the value set vLLM checks it against at start-up (``catalog.value_checks``), else None."""
+    check = catalog.checks_by_target.get((argument, key))
+    if check is None or value is None or value == "" or isinstance(value, bool | dict | list | tuple):
+        return None
+    if check.get("requires") and not args.get(check["requires"]):
+        return None
+    entry = catalog.value_sets[check["set"]]
+    text = str(value)
+    probe = text.upper() if check.get("case") == "upper" else text
+    members = entry.get("members") or {}
+    accepted = {str(v) for v in entry.get("values") or ()} | set(check.get("also") or ())
+    if probe in accepted or (not isinstance(value, float) and text in {str(v) for v in members.values()}):
+        return None
+    message = check.get("message")
+    if message:
+        return message.replace("{value!r}", repr(value)).replace("{value}", text)
+    ordered = [members.get(name) for name in entry.get("values") or ()]  # definition order
+    numbers = [v for v in ordered if isinstance(v, int) and not isinstance(v, bool)]
+    if numbers and len(numbers) == len(ordered):  # an IntEnum field: pydantic's enum error
+        listed = ", ".join(str(n) for n in numbers[:-1]) + f" or {numbers[-1]}" if len(numbers) > 1 else ""
+        return f"{where}: Input should be {listed or numbers[0]}"
+    return f"{where}: invalid choice: {value!r} (choose from {_choices_text(entry.get('values') or ())})"
 
 
 def _deprecated(spec: ArgSpec, fields: list[str], version: str, where: str | None = None) -> Finding:
@@ -562,6 +594,7 @@ def _config_findings(
     config_class: str,
     where: str,
     index: CatalogIndex,
+    args: Mapping[str, Any],
     depth: int = 0,
 ) -> list[Finding]:
     fields = index.config_fields.get(config_class)
@@ -588,8 +621,10 @@ def _config_findings(
         if spec.deprecated:
             findings.append(_deprecated(spec, [arg.name], version, where=path))
         problem = value_problem(spec, item, lax=True, where=path)
+        if problem is None and depth == 0 and not spec.choices:
+            problem = value_set_problem(index.catalog, args, arg.name, str(key), item, path)
         if problem:
             findings.append(_finding(RULE_INVALID_KEY, "error", problem, [arg.name]))
         elif spec.type == "json" and spec.config_class and isinstance(item, dict):
-            findings.extend(_config_findings(arg, item, spec.config_class, path, index, depth + 1))
+            findings.extend(_config_findings(arg, item, spec.config_class, path, index, args, depth + 1))
     return findings

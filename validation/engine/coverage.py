@@ -1,6 +1,7 @@
 """Rule coverage of one release: which raise-sites of its config code a rule set checks.
 
-A raise-site is an entry of the catalog's ``errors`` (message, class, file, line). A rule covers it when the
+A raise-site is an entry of the catalog's ``errors`` (message, class, file, line): a ``raise`` or an
+``assert`` with a message (``kind``), indexed alike and counted apart. A rule covers it when the
 rule applies to the release (its ``versions`` specifier contains it) and its message matches the raise-site's
 after normalising whitespace, where a placeholder ``{...}`` (an f-string field as vLLM's source has it) on
 either side matches any text. Rules of category ``vllm`` that claim the release but match no raise-site are
@@ -57,6 +58,7 @@ def _site(error: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "message": error.get("message", ""),
         "class": error.get("class"),
+        "kind": error.get("kind") or "raise",
         "file": error.get("file"),
         "line": error.get("line"),
         "where": error.get("where"),
@@ -123,6 +125,13 @@ def rule_coverage(catalog: Catalog, rules: Iterable[Mapping[str, Any]]) -> dict[
             "rules_stale": len(stale),
             "rules_stale_percent": _percent(len(stale), len(claiming)),
             "rules_stale_outside_config_code": sum(r["outside_config_code"] for r in stale),
+            "by_kind": {
+                kind: {
+                    "sites": sum(1 for e in (*covered, *uncovered) if e["kind"] == kind),
+                    "covered": sum(1 for e in covered if e["kind"] == kind),
+                }
+                for kind in ("raise", "assert")
+            },
         },
         "covered": covered,
         "uncovered": uncovered,
@@ -141,13 +150,20 @@ def render_coverage_text(report: Mapping[str, Any], *, limit: int | None = None)
         f"rules claiming the release: {s['rules_claiming']}, matched: {s['rules_matched']}, "
         f"stale: {s['rules_stale']} ({s['rules_stale_percent']}%)",
     ]
+    by_kind = s.get("by_kind") or {}
+    if by_kind:
+        lines.append(
+            "sites by kind: "
+            + ", ".join(f"{k} {v['covered']} of {v['sites']} covered" for k, v in by_kind.items())
+        )
     sections = (("Covered", report["covered"]), ("Not covered", report["uncovered"]))
     for title, entries in sections:
         if entries:
             lines.append(f"\n{title}:")
             for e in entries[:limit]:
                 rules = f"  <- {', '.join(e['rules'])}" if e.get("rules") else ""
-                lines.append(f"  {e['file']}:{e['line']}  {e['message']}{rules}")
+                kind = " [assert]" if e.get("kind") == "assert" else ""
+                lines.append(f"  {e['file']}:{e['line']}{kind}  {e['message']}{rules}")
             if limit is not None and len(entries) > limit:
                 lines.append(f"  ... {len(entries) - limit} more")
     if report["stale_rules"]:

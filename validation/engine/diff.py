@@ -191,6 +191,7 @@ def diff_catalogs(a: Catalog, b: Catalog) -> dict[str, Any]:
     errors_a, errors_b = _error_groups(a.errors), _error_groups(b.errors)
     errors_added = [_error_entry(m, s) for m, s in errors_b.items() if m not in errors_a]
     errors_removed = [_error_entry(m, s) for m, s in errors_a.items() if m not in errors_b]
+    value_sets = diff_value_sets(a, b)
     by_kind: dict[str, int] = {}
     for entry in changed:
         for key in entry["changes"]:
@@ -200,6 +201,7 @@ def diff_catalogs(a: Catalog, b: Catalog) -> dict[str, Any]:
         "to": b.version,
         "arguments": {"added": added, "removed": removed, "renamed": renamed, "changed": changed},
         "errors": {"added": errors_added, "removed": errors_removed},
+        "value_sets": value_sets,
         "summary": {
             "arguments_added": len(added),
             "arguments_removed": len(removed),
@@ -208,7 +210,32 @@ def diff_catalogs(a: Catalog, b: Catalog) -> dict[str, Any]:
             "changed_by_attribute": dict(sorted(by_kind.items())),
             "errors_added": len(errors_added),
             "errors_removed": len(errors_removed),
+            "value_sets_changed": len(value_sets["changed"]),
+            "value_sets_added": len(value_sets["added"]),
+            "value_sets_removed": len(value_sets["removed"]),
         },
+    }
+
+
+def diff_value_sets(a: Catalog, b: Catalog) -> dict[str, Any]:
+    """Value sets that appear, disappear, or gain and lose members from ``a`` to ``b``.
+
+    A release whose catalog predates value sets (none at all) reports nothing rather than every set added.
+    """
+    if not a.value_sets or not b.value_sets:
+        return {"added": [], "removed": [], "changed": []}
+    old, new = a.values, b.values
+    changed = []
+    for name in sorted(set(old) & set(new)):
+        before, after = old[name], new[name]
+        added = [v for v in after if v not in before]
+        removed = [v for v in before if v not in after]
+        if added or removed:
+            changed.append({"name": name, "added": added, "removed": removed})
+    return {
+        "added": [{"name": n, "values": new[n]} for n in sorted(set(new) - set(old))],
+        "removed": [{"name": n, "values": old[n]} for n in sorted(set(old) - set(new))],
+        "changed": changed,
     }
 
 
@@ -226,6 +253,7 @@ def render_diff_text(diff: Mapping[str, Any]) -> str:
         f"{s['arguments_removed']} removed, "
         f"{s['arguments_renamed']} renamed, {s['arguments_changed']} changed arguments; "
         f"{s['errors_added']} error messages added, {s['errors_removed']} removed"
+        + (f"; {s['value_sets_changed']} value sets changed" if s.get("value_sets_changed") else "")
     ]
     if args["added"]:
         lines.append("\nAdded arguments:")
@@ -253,6 +281,14 @@ def render_diff_text(diff: Mapping[str, Any]) -> str:
                     lines.append(f"      {key}: {' '.join(parts) or _short(change['to'])}")
                 else:
                     lines.append(f"      {key}: {_short(change['from'])} -> {_short(change['to'])}")
+    sets = diff.get("value_sets") or {}
+    if any(sets.get(k) for k in ("added", "removed", "changed")):
+        lines.append("\nValue sets:")
+        lines += [f"  + {v['name']} ({len(v['values'])} values)" for v in sets.get("added", [])]
+        lines += [f"  - {v['name']}" for v in sets.get("removed", [])]
+        for v in sets.get("changed", []):
+            parts = [f"+{_short(x, 40)}" for x in v["added"]] + [f"-{_short(x, 40)}" for x in v["removed"]]
+            lines.append(f"  * {v['name']}: {' '.join(parts)}")
     for kind, mark in (("added", "+"), ("removed", "-")):
         errors = diff["errors"][kind]
         if errors:

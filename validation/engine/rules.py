@@ -167,7 +167,7 @@ def _first_line_error(text: str) -> str:
 
 _DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
 # The maps a rule reads, and the key paths of each that can be pruned to what the rules name.
-NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm", "derived")
+NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm", "derived", "values")
 
 
 _ROOTS = frozenset(NAMESPACES)
@@ -462,6 +462,7 @@ class _ReleasePlan:
     reads: tuple[dict[str, frozenset[str] | None], ...] = ()
     required: tuple[frozenset[tuple[str, str]], ...] = ()
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
+    values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
 
     def __post_init__(self) -> None:
         index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
@@ -550,7 +551,8 @@ class CompiledRuleSet:
                 "env": {},
                 "hardware": {},
             }
-            baseline_variables = build_context(empty, defaults, wanted)
+            values = catalog.values if catalog is not None else {}
+            baseline_variables = build_context(empty, defaults, wanted, values)
             baseline_context = cel.Context(variables=baseline_variables)
             planned = tuple(
                 _PlannedRule(
@@ -560,7 +562,9 @@ class CompiledRuleSet:
                 )
                 for rule in rules
             )
-            plan = self._plans[key] = _ReleasePlan(planned, defaults, wanted, all_defaults=all_defaults)
+            plan = self._plans[key] = _ReleasePlan(
+                planned, defaults, wanted, all_defaults=all_defaults, values=values
+            )
         return plan
 
     def _derived_definitions(self, version: Version | None) -> dict[str, str]:
@@ -612,7 +616,7 @@ class CompiledRuleSet:
             wanted = plan.wanted_for(run)
             effective = wanted["effective"]
             defaults = plan.defaults if effective is None else {k: plan.defaults.get(k) for k in effective}
-            variables = build_context(doc, defaults, wanted)
+            variables = build_context(doc, defaults, wanted, plan.values)
             cel_context = cel.Context(variables=variables)
             rules = plan.rules
             for position in run:
@@ -624,7 +628,7 @@ class CompiledRuleSet:
     def _evaluate_plain(
         self, doc: Mapping[str, Any], plan: _ReleasePlan, waived_ids: frozenset[str], version: str
     ) -> Verdict:
-        variables = build_context(doc, plan.all_defaults)
+        variables = build_context(doc, plan.all_defaults, values=plan.values)
         cel_context = cel.Context(variables=variables)
         found = []
         for position, planned in enumerate(plan.rules):
@@ -670,8 +674,11 @@ def build_context(
     doc: Mapping[str, Any],
     defaults: Mapping[str, Any],
     wanted: Mapping[str, frozenset[str] | None] | None = None,
+    values: Mapping[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
     """The variables a rule sees, pruned to the keys the rules read (``wanted``; None = everything).
+
+    ``values`` are the release's value sets (``values.speculative_methods``: the catalog's lists).
 
     Unknown model and hardware facts stay absent, so reading them means "could not verify".
     """
@@ -703,6 +710,7 @@ def build_context(
             if v is not None
         },
         "derived": {},
+        "values": _prune(values or {}, wanted.get("values")),
     }
     # Each map costs a few microseconds to hand to CEL: leave out those no rule about to run reads.
     return {k: v for k, v in context.items() if wanted.get(k, True) != frozenset()}
