@@ -206,6 +206,165 @@ def _deprecation_sentences(text: str) -> str | None:
     return " ".join(picked) if picked else flat
 
 
+# --------------------------------------------------------------------------- one argument, step by step
+
+
+def _action_kind(action: Any) -> tuple[str, str | None]:
+    """(store | store_true | ... | boolopt | custom, the custom action class's name)."""
+    if action is None:
+        return "store", None
+    if isinstance(action, str):
+        return action, None
+    if isinstance(action, Special) and action.name == "BooleanOptionalAction":
+        return "boolopt", None
+    if isinstance(action, ClassVal):
+        return ("boolopt" if action.is_subclass_of_boolean_optional else "custom"), action.name
+    return "custom", None
+
+
+def _value_type(kw: dict, origin: Origin | None, action_kind: str) -> dict[str, Any]:
+    """The catalog type of the value, and what goes with it (item type, config class, nullability...)."""
+    conv = classify_conv(kw.get("type"))
+    nullable = False
+    if conv is not None and conv.kind == "optional":
+        nullable = True
+        conv = classify_conv(conv.inner)
+    if origin is not None and NONE_T in origin.hints:
+        nullable = True
+    out: dict[str, Any] = {
+        "item_type": None,
+        "json_or_str": False,
+        "config_class": None,
+        "human_readable_int": False,
+        "special_values": [],
+        "repeatable": False,
+        "nullable": nullable,
+    }
+    base = conv.kind if conv is not None else "str"
+    if base in ("hr_int", "hr_int_or_auto"):
+        out["human_readable_int"] = True
+        if base == "hr_int_or_auto":
+            out["special_values"] = ["auto", "-1"]
+        base = "int"
+    if base == "dataclass":
+        out["config_class"] = conv.cls.name
+        base = "json"
+    elif base == "dict_or_str":
+        base = "json"
+        out["json_or_str"] = True
+    elif base not in ("int", "float", "bool", "str", "json"):
+        base = "str"
+    if (
+        origin is not None
+        and origin.dataclass_cls is not None
+        and out["config_class"] is None
+        and base == "json"
+    ):
+        out["config_class"] = origin.dataclass_cls.name
+    nargs = kw.get("nargs")
+    if action_kind in ("store_true", "store_false", "boolopt"):
+        out["type"] = "bool"
+    elif action_kind in ("append", "extend"):
+        out["type"], out["item_type"], out["repeatable"] = "list", base, True
+    elif nargs in ("+", "*") or (isinstance(nargs, int) and not isinstance(nargs, bool)):
+        out["type"], out["item_type"] = "list", base
+    else:
+        out["type"] = base
+    return out
+
+
+def _help_text(kw: dict) -> str:
+    text = kw.get("help")
+    return "" if not isinstance(text, str) or text == ARGPARSE_SUPPRESS else text
+
+
+def _default(
+    kw: dict, origin: Origin | None, action_kind: str, dest: str, typ: str, dc_defaults: dict, help_text: str
+) -> tuple[Any, bool]:
+    """(the default as JSON, whether vLLM resolves it only at start-up)."""
+    if "default" in kw:
+        default = kw["default"]
+    elif action_kind == "store_true":
+        default = False
+    elif action_kind == "store_false":
+        default = True
+    else:
+        default = None
+    if default == ARGPARSE_SUPPRESS:
+        value, known = dc_defaults.get(dest, (None, True))
+        default, resolved = value, not known
+    else:
+        default_json, known = to_json(default)
+        default, resolved = default_json, not known
+    if origin is not None:
+        if origin.env_default:
+            resolved = True
+        orig_json, _ = to_json(origin.default)
+        if default is None and orig_json is not None and "default" in kw:
+            resolved = True
+    if (
+        default is None
+        and not resolved
+        and (
+            dest in STARTUP_RESOLVED
+            or (typ == "bool" and action_kind == "boolopt" and "default" in kw)
+            or _RESOLVE_PHRASES.search(help_text or "")
+        )
+    ):
+        resolved = True
+    return default, resolved
+
+
+def _choices(kw: dict, origin: Origin | None) -> dict[str, Any]:
+    """``choices`` (argparse refuses anything else) and ``suggestions`` (a metavar list, or an enum)."""
+    out: dict[str, Any] = {}
+    choices = kw.get("choices")
+    if isinstance(choices, (list, tuple, set)):
+        out["choices"], _ = to_json([c for c in choices if not isinstance(c, Opaque)])
+    else:
+        out["choices"] = None
+    metavar = kw.get("metavar")
+    if isinstance(metavar, list):
+        out["suggestions"], _ = to_json(metavar)
+    if origin is not None and "suggestions" not in out and not out["choices"]:
+        for th in origin.hints:
+            if isinstance(th, ClassVal) and th.is_enum:
+                members = [th.getattr(m) for m in th.members()]
+                members = [m for m in members if isinstance(m, EnumMember)]
+                vals = [to_json(m)[0] for m in members]
+                if any(
+                    not isinstance(v, (int, str)) or (isinstance(v, str) and not re.fullmatch(r"[\w-]+", v))
+                    for v in vals
+                ):
+                    vals = [m.name for m in members]  # vLLM's validators take member names here
+                if vals:
+                    out["suggestions"] = vals
+                break
+    return out
+
+
+def _deprecation(
+    kw: dict, action_name: str | None, origin: Origin | None, help_text: str
+) -> tuple[bool, str | None]:
+    """(deprecated?, vLLM's deprecation text): from ``deprecated=``, a deprecating action, or the help."""
+    deprecated = bool(kw.get("deprecated") is True)
+    text = None
+    if action_name and "deprecat" in action_name.lower():
+        deprecated = True
+    if origin is not None and origin.spec is not None and origin.spec.kwargs.get("deprecated"):
+        deprecated = True
+        dep = origin.spec.kwargs["deprecated"]
+        if isinstance(dep, str):
+            text = dep
+    help_dep = _deprecation_sentences(help_text)
+    if help_dep and re.search(
+        r"\bis deprecated\b|\[deprecated\]|deprecated[:;,.]|deprecated and", help_text, re.I
+    ):
+        deprecated = True
+        text = text or help_dep
+    return deprecated, text
+
+
 class CatalogBuilder:
     def __init__(self, tree: SourceTree, version: str | None = None):
         self.tree = tree
@@ -271,154 +430,64 @@ class CatalogBuilder:
         return out
 
     def arg_spec(self, rec: ActionRec, dc_defaults: dict) -> dict | None:
+        """The catalog entry of one argparse action (None for positionals, ``--help`` and ``--version``)."""
         kw = rec.kwargs
         flags = [s for s in rec.option_strings if isinstance(s, str) and s.startswith("-")]
         if not flags:
             return None  # positional (model_tag)
         origin: Origin | None = kw.get(ORIGIN)
-        long_flags = [s for s in flags if s.startswith("--")]
         dest = kw.get("dest")
         if not isinstance(dest, str):
+            long_flags = [s for s in flags if s.startswith("--")]
             dest = (long_flags or flags)[0].lstrip("-").replace("-", "_")
-        action = kw.get("action")
-        action_kind = "store"
-        action_name = None
-        if isinstance(action, str):
-            action_kind = action
-        elif isinstance(action, Special) and action.name == "BooleanOptionalAction":
-            action_kind = "boolopt"
-        elif isinstance(action, ClassVal):
-            action_name = action.name
-            action_kind = "boolopt" if action.is_subclass_of_boolean_optional else "custom"
-        elif action is not None:
-            action_kind = "custom"
+        action_kind, action_name = _action_kind(kw.get("action"))
         if action_kind in ("help", "version"):
             return None
-        conv = classify_conv(kw.get("type"))
-        nullable = False
-        if conv is not None and conv.kind == "optional":
-            nullable = True
-            conv = classify_conv(conv.inner)
-        if origin is not None and NONE_T in origin.hints:
-            nullable = True
-        nargs = kw.get("nargs")
-        spec: dict[str, Any] = {"name": dest, "flags": flags}
-        item_type = None
-        json_or_str = False
-        config_class = None
-        hr = False
-        special: list[str] = []
-        base = conv.kind if conv is not None else "str"
-        if base in ("hr_int", "hr_int_or_auto"):
-            hr = True
-            if base == "hr_int_or_auto":
-                special = ["auto", "-1"]
-            base = "int"
-        if base in ("dataclass",):
-            config_class = conv.cls.name
-            base = "json"
-        elif base == "dict_or_str":
-            base = "json"
-            json_or_str = True
-        elif base not in ("int", "float", "bool", "str", "json"):
-            base = "str"
-        if (
-            origin is not None
-            and origin.dataclass_cls is not None
-            and config_class is None
-            and base == "json"
-        ):
-            config_class = origin.dataclass_cls.name
-        repeatable = False
-        if (
-            action_kind in ("store_true", "store_false", "boolopt", "store_const")
-            and action_kind != "store_const"
-        ):
-            typ = "bool"
-        elif action_kind in ("append", "extend"):
-            typ = "list"
-            item_type = base
-            repeatable = True
-        elif nargs in ("+", "*") or (isinstance(nargs, int) and not isinstance(nargs, bool)):
-            typ = "list"
-            item_type = base
-        else:
-            typ = base
-        # default
-        if "default" in kw:
-            default = kw["default"]
-        elif action_kind == "store_true":
-            default = False
-        elif action_kind == "store_false":
-            default = True
-        else:
-            default = None
-        resolved = False
-        suppressed = default == ARGPARSE_SUPPRESS
-        if suppressed:
-            value, known = dc_defaults.get(dest, (None, True))
-            default, resolved = value, not known
-        else:
-            default_json, known = to_json(default)
-            default, resolved = default_json, not known
-        if origin is not None:
-            if origin.env_default:
-                resolved = True
-            orig_json, _ = to_json(origin.default)
-            if default is None and orig_json is not None and "default" in kw:
-                resolved = True
-        help_text = kw.get("help")
-        help_text = help_text if isinstance(help_text, str) else ""
-        if help_text == ARGPARSE_SUPPRESS:
-            help_text = ""
-        if (
-            default is None
-            and not resolved
-            and (
-                dest in STARTUP_RESOLVED
-                or (typ == "bool" and action_kind == "boolopt" and "default" in kw)
-                or _RESOLVE_PHRASES.search(help_text or "")
-            )
-        ):
-            resolved = True
-        spec["type"] = typ
-        if item_type:
-            spec["item_type"] = item_type
-        spec["default"] = default
-        spec["default_resolved_at_startup"] = resolved
-        choices = kw.get("choices")
-        if isinstance(choices, (list, tuple, set)):
-            vals, _ = to_json([c for c in choices if not isinstance(c, Opaque)])
-            spec["choices"] = vals
-        else:
-            spec["choices"] = None
-        metavar = kw.get("metavar")
-        if isinstance(metavar, list):
-            vals, _ = to_json(metavar)
-            spec["suggestions"] = vals
-        if origin is not None and "suggestions" not in spec and not spec["choices"]:
-            for th in origin.hints:
-                if isinstance(th, ClassVal) and th.is_enum:
-                    members = [th.getattr(m) for m in th.members()]
-                    members = [m for m in members if isinstance(m, EnumMember)]
-                    vals = [to_json(m)[0] for m in members]
-                    if any(
-                        not isinstance(v, (int, str))
-                        or (isinstance(v, str) and not re.fullmatch(r"[\w-]+", v))
-                        for v in vals
-                    ):
-                        vals = [m.name for m in members]  # vLLM's validators take member names here
-                    if vals:
-                        spec["suggestions"] = vals
-                    break
+        value = _value_type(kw, origin, action_kind)
+        help_text = _help_text(kw)
+        spec: dict[str, Any] = {"name": dest, "flags": flags, "type": value["type"]}
+        if value["item_type"]:
+            spec["item_type"] = value["item_type"]
+        spec["default"], spec["default_resolved_at_startup"] = _default(
+            kw, origin, action_kind, dest, value["type"], dc_defaults, help_text
+        )
+        spec.update(_choices(kw, origin))
         bounds = bounds_of(origin.spec, None) if origin is not None else {}
         if origin is not None:
-            hint = self.engine.field_hint(origin.field)
-            bounds.update(bounds_of(None, hint))
+            bounds.update(bounds_of(None, self.engine.field_hint(origin.field)))
         if bounds:
             spec["bounds"] = bounds
-        spec["nullable"] = nullable
-        # negation
+        spec["nullable"] = value["nullable"]
+        spec.update(self._negation(flags, action_kind))
+        nargs = kw.get("nargs")
+        spec["optional_value"] = nargs == "?"
+        if nargs == "?":
+            spec["const"], _ = to_json(kw.get("const"))
+        if isinstance(nargs, (str, int)) and not isinstance(nargs, bool):
+            spec["nargs"] = nargs
+        spec["human_readable_int"] = value["human_readable_int"]
+        if value["special_values"]:
+            spec["special_values"] = value["special_values"]
+        if value["json_or_str"]:
+            spec["json_or_str"] = True
+        if value["repeatable"]:
+            spec["repeatable"] = True
+        spec["config_class"] = value["config_class"]
+        spec["deprecated"], spec["deprecation"] = _deprecation(kw, action_name, origin, help_text)
+        spec["group"] = rec.group if isinstance(rec.group, str) else None
+        spec["help"] = help_text.strip()
+        if origin is not None:
+            f = origin.field
+            spec["origin"] = {
+                "class": f.owner.name,
+                "field": f.name,
+                "file": f.owner.module.path,
+                "line": f.lineno,
+            }
+        return spec
+
+    def _negation(self, flags: list[str], action_kind: str) -> dict[str, Any]:
+        """``negatable``, ``negative_flags`` (``--no-x``, ``--disable-x``) and ``hidden_aliases``."""
         negative: list[str] = []
         hidden: list[str] = []
         if action_kind == "boolopt":
@@ -432,57 +501,9 @@ class CatalogBuilder:
             negative = inverses + negated
             if inverses:
                 hidden = negated
-            spec["negatable"] = True
         elif action_kind == "store_false":
             negative = list(flags)
-            spec["negatable"] = False
-        else:
-            spec["negatable"] = False
-        spec["negative_flags"] = negative
-        spec["hidden_aliases"] = hidden
-        spec["optional_value"] = nargs == "?"
-        if nargs == "?":
-            const, _ = to_json(kw.get("const"))
-            spec["const"] = const
-        if isinstance(nargs, (str, int)) and not isinstance(nargs, bool):
-            spec["nargs"] = nargs
-        spec["human_readable_int"] = hr
-        if special:
-            spec["special_values"] = special
-        if json_or_str:
-            spec["json_or_str"] = True
-        if repeatable:
-            spec["repeatable"] = True
-        spec["config_class"] = config_class
-        # deprecation
-        deprecated = bool(kw.get("deprecated") is True)
-        text = None
-        if action_name and "deprecat" in action_name.lower():
-            deprecated = True
-        if origin is not None and origin.spec is not None and origin.spec.kwargs.get("deprecated"):
-            deprecated = True
-            dep = origin.spec.kwargs["deprecated"]
-            if isinstance(dep, str):
-                text = dep
-        help_dep = _deprecation_sentences(help_text)
-        if help_dep and re.search(
-            r"\bis deprecated\b|\[deprecated\]|deprecated[:;,.]|deprecated and", help_text, re.I
-        ):
-            deprecated = True
-            text = text or help_dep
-        spec["deprecated"] = deprecated
-        spec["deprecation"] = text
-        spec["group"] = rec.group if isinstance(rec.group, str) else None
-        spec["help"] = help_text.strip()
-        if origin is not None:
-            f = origin.field
-            spec["origin"] = {
-                "class": f.owner.name,
-                "field": f.name,
-                "file": f.owner.module.path,
-                "line": f.lineno,
-            }
-        return spec
+        return {"negatable": action_kind == "boolopt", "negative_flags": negative, "hidden_aliases": hidden}
 
     def arguments(self) -> list[dict]:
         parser = self.serve_parser()

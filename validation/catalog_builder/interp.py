@@ -649,8 +649,6 @@ class Interpreter:
             return self.modules[name]
         path = self.tree.module_path(name)
         if path is None:
-            if self.tree.is_package(name) or any(p.startswith(name.replace(".", "/") + "/") for p in ()):
-                pass
             return None
         try:
             tree = ast.parse(self.tree.get(path) or "", filename=path)
@@ -853,99 +851,121 @@ class Interpreter:
                 self.exec_stmt(stmt, frame)
 
     def exec_stmt(self, stmt, frame: Frame) -> None:
+        """Run one statement: ``_s_<Node>`` methods, as :meth:`eval` dispatches to ``_e_<Node>``."""
         self.steps += 1
         if self.steps > self.MAX_STEPS:
             raise InterpError("step budget exhausted")
-        if isinstance(stmt, ast.Expr):
-            self.eval(stmt.value, frame)
-        elif isinstance(stmt, ast.Assign):
-            value = self.eval(stmt.value, frame)
-            for target in stmt.targets:
-                self.assign(target, value, frame)
-        elif isinstance(stmt, ast.AnnAssign):
-            if stmt.value is not None:
-                self.assign(stmt.target, self.eval(stmt.value, frame), frame)
-        elif isinstance(stmt, ast.AugAssign):
-            current = self.eval(_load(stmt.target), frame)
-            value = self.eval(stmt.value, frame)
-            self.assign(stmt.target, self.binop(stmt.op, current, value, inplace=True), frame)
-        elif isinstance(stmt, ast.Return):
-            raise ReturnSignal(self.eval(stmt.value, frame) if stmt.value is not None else None)
-        elif isinstance(stmt, ast.If):
-            cond = self.truth(self.eval(stmt.test, frame))
-            if cond is None:
-                self.notes.append(f"unknown condition taken as true: {ast.unparse(stmt.test)[:80]}")
-                cond = True
-            self.exec_block(stmt.body if cond else stmt.orelse, frame)
-        elif isinstance(stmt, ast.For):
-            iterable = self.eval(stmt.iter, frame)
-            if not isinstance(iterable, (list, tuple, set, frozenset, dict, str, range, type({}.items()))):
-                if isinstance(iterable, (type({}.keys()), type({}.values()))) or hasattr(
-                    iterable, "__iter__"
-                ):
-                    iterable = list(iterable)
-                else:
-                    self.notes.append(f"loop over unknown iterable skipped: {ast.unparse(stmt.iter)[:80]}")
-                    return
-            for item in list(iterable):
-                self.assign(stmt.target, item, frame)
-                try:
-                    self.exec_block(stmt.body, frame)
-                except BreakSignal:
-                    break
-                except ContinueSignal:
-                    continue
-            else:
-                self.exec_block(stmt.orelse, frame)
-        elif isinstance(stmt, ast.While):
-            self.notes.append("while loop skipped")
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            frame.vars[stmt.name] = self.make_function(stmt, frame.module, frame, frame.cls)
-        elif isinstance(stmt, ast.ClassDef):
-            frame.vars[stmt.name] = ClassVal(self, frame.module, stmt)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            tmp = Module(self, frame.module.name, frame.module.path, None)
-            tmp._index([stmt])
-            for name in tmp.bindings:
-                frame.vars[name] = tmp.get(name)
-        elif isinstance(stmt, ast.Delete):
-            for target in stmt.targets:
-                if isinstance(target, ast.Subscript):
-                    obj = self.eval(target.value, frame)
-                    key = self.eval(target.slice, frame)
-                    if isinstance(obj, (dict, list)):
-                        try:
-                            del obj[key]
-                        except (KeyError, IndexError, TypeError):
-                            raise InterpError(f"del {ast.unparse(target)}") from None
-                elif isinstance(target, ast.Name):
-                    frame.vars.pop(target.id, None)
-        elif isinstance(stmt, ast.With):
-            for item in stmt.items:
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, Opaque("context"), frame)
-            self.exec_block(stmt.body, frame)
-        elif isinstance(stmt, ast.Try):
+        method = getattr(self, f"_s_{type(stmt).__name__}", None)
+        if method is None:
+            self.notes.append(f"statement skipped: {type(stmt).__name__}")
+            return
+        method(stmt, frame)
+
+    def _s_Expr(self, stmt, frame):
+        self.eval(stmt.value, frame)
+
+    def _s_Assign(self, stmt, frame):
+        value = self.eval(stmt.value, frame)
+        for target in stmt.targets:
+            self.assign(target, value, frame)
+
+    def _s_AnnAssign(self, stmt, frame):
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value, frame), frame)
+
+    def _s_AugAssign(self, stmt, frame):
+        current = self.eval(_load(stmt.target), frame)
+        value = self.eval(stmt.value, frame)
+        self.assign(stmt.target, self.binop(stmt.op, current, value, inplace=True), frame)
+
+    def _s_Return(self, stmt, frame):
+        raise ReturnSignal(self.eval(stmt.value, frame) if stmt.value is not None else None)
+
+    def _s_If(self, stmt, frame):
+        cond = self.truth(self.eval(stmt.test, frame))
+        if cond is None:
+            self.notes.append(f"unknown condition taken as true: {ast.unparse(stmt.test)[:80]}")
+            cond = True
+        self.exec_block(stmt.body if cond else stmt.orelse, frame)
+
+    def _s_For(self, stmt, frame):
+        iterable = self.eval(stmt.iter, frame)
+        if not hasattr(iterable, "__iter__"):  # an Opaque or another value the interpreter cannot follow
+            self.notes.append(f"loop over unknown iterable skipped: {ast.unparse(stmt.iter)[:80]}")
+            return
+        for item in list(iterable):
+            self.assign(stmt.target, item, frame)
             try:
                 self.exec_block(stmt.body, frame)
-            except InterpError:
-                if stmt.handlers:
-                    self.exec_block(stmt.handlers[0].body, frame)
-                else:
-                    raise
-            else:
-                self.exec_block(stmt.orelse, frame)
-            self.exec_block(stmt.finalbody, frame)
-        elif isinstance(stmt, ast.Raise):
-            raise InterpError(f"raise at line {stmt.lineno}")
-        elif isinstance(stmt, ast.Break):
-            raise BreakSignal()
-        elif isinstance(stmt, ast.Continue):
-            raise ContinueSignal()
-        elif isinstance(stmt, (ast.Pass, ast.Assert, ast.Global, ast.Nonlocal)):
-            pass
+            except BreakSignal:
+                break
+            except ContinueSignal:
+                continue
         else:
-            self.notes.append(f"statement skipped: {type(stmt).__name__}")
+            self.exec_block(stmt.orelse, frame)
+
+    def _s_While(self, stmt, frame):
+        self.notes.append("while loop skipped")
+
+    def _s_FunctionDef(self, stmt, frame):
+        frame.vars[stmt.name] = self.make_function(stmt, frame.module, frame, frame.cls)
+
+    _s_AsyncFunctionDef = _s_FunctionDef
+
+    def _s_ClassDef(self, stmt, frame):
+        frame.vars[stmt.name] = ClassVal(self, frame.module, stmt)
+
+    def _s_Import(self, stmt, frame):
+        tmp = Module(self, frame.module.name, frame.module.path, None)
+        tmp._index([stmt])
+        for name in tmp.bindings:
+            frame.vars[name] = tmp.get(name)
+
+    _s_ImportFrom = _s_Import
+
+    def _s_Delete(self, stmt, frame):
+        for target in stmt.targets:
+            if isinstance(target, ast.Subscript):
+                obj = self.eval(target.value, frame)
+                key = self.eval(target.slice, frame)
+                if isinstance(obj, (dict, list)):
+                    try:
+                        del obj[key]
+                    except (KeyError, IndexError, TypeError):
+                        raise InterpError(f"del {ast.unparse(target)}") from None
+            elif isinstance(target, ast.Name):
+                frame.vars.pop(target.id, None)
+
+    def _s_With(self, stmt, frame):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, Opaque("context"), frame)
+        self.exec_block(stmt.body, frame)
+
+    def _s_Try(self, stmt, frame):
+        try:
+            self.exec_block(stmt.body, frame)
+        except InterpError:
+            if not stmt.handlers:
+                raise
+            self.exec_block(stmt.handlers[0].body, frame)
+        else:
+            self.exec_block(stmt.orelse, frame)
+        self.exec_block(stmt.finalbody, frame)
+
+    def _s_Raise(self, stmt, frame):
+        raise InterpError(f"raise at line {stmt.lineno}")
+
+    def _s_Break(self, stmt, frame):
+        raise BreakSignal()
+
+    def _s_Continue(self, stmt, frame):
+        raise ContinueSignal()
+
+    def _s_Pass(self, stmt, frame):
+        pass
+
+    _s_Assert = _s_Global = _s_Nonlocal = _s_Pass
 
     def assign(self, target, value, frame: Frame) -> None:
         if isinstance(target, ast.Name):

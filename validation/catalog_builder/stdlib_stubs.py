@@ -113,6 +113,9 @@ _TYPING_ALIASES = {
 }
 
 
+_TYPING_MODULES = ("typing", "typing_extensions", "collections.abc", "types")
+
+
 class StubModule:
     def __init__(self, stubs: Stubs, name: str):
         self.stubs = stubs
@@ -226,156 +229,174 @@ class Stubs:
         return Opaque(f"name {name}")
 
     def name(self, module: str, name: str) -> Any:
+        """A stdlib or third-party name as vLLM's config code sees it: one ``_name_<module>`` per module."""
+        if module in _TYPING_MODULES:
+            return self._name_typing(module, name)
         top = module.split(".")[0]
-        if module in ("typing", "typing_extensions", "collections.abc", "types"):
-            if name == "TYPE_CHECKING":
-                return False
-            if name in ("get_args",):
-                return Builtin("get_args", self._get_args)
-            if name == "get_origin":
-                return Builtin(
-                    "get_origin", lambda i, a, k: a[0].origin if isinstance(a[0], GenericT) else None
-                )
-            if name == "cast":
-                return Builtin("cast", lambda i, a, k: a[1])
-            if name in (
-                "overload",
-                "final",
-                "dataclass_transform",
-                "runtime_checkable",
-                "deprecated",
-                "override",
-            ):
-                return Builtin(name, self._decorator)
-            if name in ("TypeVar", "NewType", "ParamSpec", "TypeVarTuple"):
-                return Builtin(name, lambda i, a, k: Opaque(f"{name}({a[0] if a else ''})"))
-            if name == "UnionType":
-                return Special("UnionType")
-            if name in _TYPING_ALIASES and module != "collections.abc":
-                return Special(name)
-            if name in _TYPING_SPECIALS:
-                return Special(name)
-            if name in ("get_type_hints", "is_typeddict"):
-                return Builtin(name, lambda i, a, k: Opaque(name))
-            return Special(name)
-        if module == "dataclasses":
-            if name == "field":
-                return Builtin("field", lambda i, a, k: FieldSpec("dataclass", dict(k)))
-            if name == "MISSING":
-                return Opaque("MISSING")
-            if name in ("dataclass",):
-                return Builtin(name, self._decorator)
-            if name == "InitVar":
-                return Special("InitVar")
-            return Builtin(name, lambda i, a, k: Opaque(f"dataclasses.{name}"))
-        if top == "pydantic":
-            if name == "Field":
-                return Builtin("Field", self._pydantic_field)
-            if name == "ConfigDict":
-                return Builtin("ConfigDict", lambda i, a, k: dict(k))
-            if name in (
-                "dataclass",
-                "field_validator",
-                "model_validator",
-                "validator",
-                "field_serializer",
-                "model_serializer",
-                "computed_field",
-            ):
-                return Builtin(name, self._decorator)
-            if name in ("PositiveInt", "PositiveFloat"):
-                return AnnotatedT(PrimType(name[8:].lower()), ({"gt": 0},))
-            if name in ("NonNegativeInt", "NonNegativeFloat"):
-                return AnnotatedT(PrimType(name[11:].lower()), ({"ge": 0},))
-            if name in ("SkipValidation", "InstanceOf"):
-                return Special(name)
-            if name == "dataclasses":
-                return self.module("pydantic.dataclasses")
-            return Opaque(f"pydantic.{name}")
-        if module == "argparse":
-            if name == "SUPPRESS":
-                return ARGPARSE_SUPPRESS
-            if name in (
-                "BooleanOptionalAction",
-                "Action",
-                "_StoreAction",
-                "_StoreTrueAction",
-                "Namespace",
-                "ArgumentParser",
-                "_ArgumentGroup",
-                "HelpFormatter",
-                "RawDescriptionHelpFormatter",
-                "ArgumentDefaultsHelpFormatter",
-                "_SubParsersAction",
-            ):
-                return Special(name)
-            if name == "ArgumentTypeError":
-                return Builtin(name, lambda i, a, k: Opaque(name))
-            return Opaque(f"argparse.{name}")
-        if module == "json":
-            if name == "loads":
-                return Builtin("json.loads", lambda i, a, k: Opaque("json.loads(...)"))
-            return Builtin(f"json.{name}", lambda i, a, k: Opaque(f"json.{name}"))
-        if module == "enum":
-            if name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"):
-                return Special(name)
-            if name == "auto":
-                return Builtin("auto", lambda i, a, k: Opaque("auto()"))
-            return Builtin(name, self._decorator)
-        if module == "os":
-            if name == "getenv":
-                return Builtin("os.getenv", self._getenv)
-            if name == "environ":
-                return _Environ(self.interp)
-            if name == "path":
-                return self.module("os.path")
-            return Builtin(f"os.{name}", lambda i, a, k: self._env_taint(Opaque(f"os.{name}")))
-        if module == "sys":
-            if name == "argv":
-                return list(self.interp.argv)
-            if name == "version_info":
-                return TARGET_PYTHON
-            if name == "modules":
-                return {}
-            if name == "platform":
-                return "linux"
-            return Opaque(f"sys.{name}")
-        if module == "functools":
-            if name in ("lru_cache", "cache", "wraps", "cached_property", "total_ordering", "singledispatch"):
-                return Builtin(name, self._decorator)
-            if name == "partial":
-                return Builtin("partial", lambda i, a, k: Opaque("partial"))
-            return Opaque(f"functools.{name}")
-        if module == "itertools":
-            import itertools
+        key = "pydantic" if top == "pydantic" else "re" if module == "regex" else module
+        stub = getattr(self, f"_name_{key}", None) if "." not in key else None
+        return stub(name) if stub is not None else Opaque(f"{module}.{name}")
 
-            fn = getattr(itertools, name, None)
-            if name in (
-                "permutations",
-                "combinations",
-                "product",
-                "chain",
-                "islice",
-                "combinations_with_replacement",
-            ):
-                return Builtin(f"itertools.{name}", lambda i, a, k: self._itertools(fn, a, k))
-            return Opaque(f"itertools.{name}")
-        if module == "collections":
-            if name in ("Counter", "OrderedDict", "defaultdict", "deque"):
-                return Special(name)
-            return Opaque(f"collections.{name}")
-        if module == "ssl":
-            consts = {"CERT_NONE": 0, "CERT_OPTIONAL": 1, "CERT_REQUIRED": 2}
-            return consts.get(name, Opaque(f"ssl.{name}"))
-        if module == "math":
-            if name == "inf":
-                return math.inf
-            return Opaque(f"math.{name}")
-        if module in ("regex", "re"):
-            return Builtin(f"re.{name}", lambda i, a, k: Opaque(f"re.{name}"))
-        if module == "builtins":
-            return self.builtin(name)
-        return Opaque(f"{module}.{name}")
+    def _name_typing(self, module: str, name: str) -> Any:
+        if name == "TYPE_CHECKING":
+            return False
+        if name in ("get_args",):
+            return Builtin("get_args", self._get_args)
+        if name == "get_origin":
+            return Builtin("get_origin", lambda i, a, k: a[0].origin if isinstance(a[0], GenericT) else None)
+        if name == "cast":
+            return Builtin("cast", lambda i, a, k: a[1])
+        if name in (
+            "overload",
+            "final",
+            "dataclass_transform",
+            "runtime_checkable",
+            "deprecated",
+            "override",
+        ):
+            return Builtin(name, self._decorator)
+        if name in ("TypeVar", "NewType", "ParamSpec", "TypeVarTuple"):
+            return Builtin(name, lambda i, a, k: Opaque(f"{name}({a[0] if a else ''})"))
+        if name == "UnionType":
+            return Special("UnionType")
+        if name in _TYPING_ALIASES and module != "collections.abc":
+            return Special(name)
+        if name in _TYPING_SPECIALS:
+            return Special(name)
+        if name in ("get_type_hints", "is_typeddict"):
+            return Builtin(name, lambda i, a, k: Opaque(name))
+        return Special(name)
+
+    def _name_dataclasses(self, name: str) -> Any:
+        if name == "field":
+            return Builtin("field", lambda i, a, k: FieldSpec("dataclass", dict(k)))
+        if name == "MISSING":
+            return Opaque("MISSING")
+        if name in ("dataclass",):
+            return Builtin(name, self._decorator)
+        if name == "InitVar":
+            return Special("InitVar")
+        return Builtin(name, lambda i, a, k: Opaque(f"dataclasses.{name}"))
+
+    def _name_pydantic(self, name: str) -> Any:
+        if name == "Field":
+            return Builtin("Field", self._pydantic_field)
+        if name == "ConfigDict":
+            return Builtin("ConfigDict", lambda i, a, k: dict(k))
+        if name in (
+            "dataclass",
+            "field_validator",
+            "model_validator",
+            "validator",
+            "field_serializer",
+            "model_serializer",
+            "computed_field",
+        ):
+            return Builtin(name, self._decorator)
+        if name in ("PositiveInt", "PositiveFloat"):
+            return AnnotatedT(PrimType(name[8:].lower()), ({"gt": 0},))
+        if name in ("NonNegativeInt", "NonNegativeFloat"):
+            return AnnotatedT(PrimType(name[11:].lower()), ({"ge": 0},))
+        if name in ("SkipValidation", "InstanceOf"):
+            return Special(name)
+        if name == "dataclasses":
+            return self.module("pydantic.dataclasses")
+        return Opaque(f"pydantic.{name}")
+
+    def _name_argparse(self, name: str) -> Any:
+        if name == "SUPPRESS":
+            return ARGPARSE_SUPPRESS
+        if name in (
+            "BooleanOptionalAction",
+            "Action",
+            "_StoreAction",
+            "_StoreTrueAction",
+            "Namespace",
+            "ArgumentParser",
+            "_ArgumentGroup",
+            "HelpFormatter",
+            "RawDescriptionHelpFormatter",
+            "ArgumentDefaultsHelpFormatter",
+            "_SubParsersAction",
+        ):
+            return Special(name)
+        if name == "ArgumentTypeError":
+            return Builtin(name, lambda i, a, k: Opaque(name))
+        return Opaque(f"argparse.{name}")
+
+    def _name_json(self, name: str) -> Any:
+        if name == "loads":
+            return Builtin("json.loads", lambda i, a, k: Opaque("json.loads(...)"))
+        return Builtin(f"json.{name}", lambda i, a, k: Opaque(f"json.{name}"))
+
+    def _name_enum(self, name: str) -> Any:
+        if name in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"):
+            return Special(name)
+        if name == "auto":
+            return Builtin("auto", lambda i, a, k: Opaque("auto()"))
+        return Builtin(name, self._decorator)
+
+    def _name_os(self, name: str) -> Any:
+        if name == "getenv":
+            return Builtin("os.getenv", self._getenv)
+        if name == "environ":
+            return _Environ(self.interp)
+        if name == "path":
+            return self.module("os.path")
+        return Builtin(f"os.{name}", lambda i, a, k: self._env_taint(Opaque(f"os.{name}")))
+
+    def _name_sys(self, name: str) -> Any:
+        if name == "argv":
+            return list(self.interp.argv)
+        if name == "version_info":
+            return TARGET_PYTHON
+        if name == "modules":
+            return {}
+        if name == "platform":
+            return "linux"
+        return Opaque(f"sys.{name}")
+
+    def _name_functools(self, name: str) -> Any:
+        if name in ("lru_cache", "cache", "wraps", "cached_property", "total_ordering", "singledispatch"):
+            return Builtin(name, self._decorator)
+        if name == "partial":
+            return Builtin("partial", lambda i, a, k: Opaque("partial"))
+        return Opaque(f"functools.{name}")
+
+    def _name_itertools(self, name: str) -> Any:
+        import itertools
+
+        fn = getattr(itertools, name, None)
+        if name in (
+            "permutations",
+            "combinations",
+            "product",
+            "chain",
+            "islice",
+            "combinations_with_replacement",
+        ):
+            return Builtin(f"itertools.{name}", lambda i, a, k: self._itertools(fn, a, k))
+        return Opaque(f"itertools.{name}")
+
+    def _name_collections(self, name: str) -> Any:
+        if name in ("Counter", "OrderedDict", "defaultdict", "deque"):
+            return Special(name)
+        return Opaque(f"collections.{name}")
+
+    def _name_ssl(self, name: str) -> Any:
+        consts = {"CERT_NONE": 0, "CERT_OPTIONAL": 1, "CERT_REQUIRED": 2}
+        return consts.get(name, Opaque(f"ssl.{name}"))
+
+    def _name_math(self, name: str) -> Any:
+        if name == "inf":
+            return math.inf
+        return Opaque(f"math.{name}")
+
+    def _name_re(self, name: str) -> Any:
+        return Builtin(f"re.{name}", lambda i, a, k: Opaque(f"re.{name}"))
+
+    def _name_builtins(self, name: str) -> Any:
+        return self.builtin(name)
 
     # -- helpers used as builtins
     def _decorator(self, interp, args, kwargs):

@@ -172,6 +172,28 @@ def _snake(flag: str) -> str:
 # ------------------------------------------------------------------------------------------ shell words
 
 
+def _double_quoted(text: str, i: int, buf: list[str]) -> int | None:
+    """Append the text of a double-quoted string starting at ``i`` to ``buf``; the closing quote's index, or
+    None if it is never closed. A backslash escapes ``"``, ``\\``, ``$`` and a backquote, and joins lines."""
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            return i
+        if ch == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt in '"\\$`':
+                buf.append(nxt)
+                i += 2
+                continue
+            if nxt == "\n":
+                i += 2
+                continue
+        buf.append(ch)
+        i += 1
+    return None
+
+
 def split_shell_words(text: str) -> list[tuple[str, int]]:
     """Split a command line into shell words, returning ``(word, offset)`` pairs.
 
@@ -228,27 +250,11 @@ def split_shell_words(text: str) -> list[tuple[str, int]]:
             buf.append(text[i + 1 : end])
             i = end + 1
         elif c == '"':
-            opened = i
             begin(i)
-            j = i + 1
-            while True:
-                if j >= n:
-                    raise unbalanced('"', opened)
-                ch = text[j]
-                if ch == '"':
-                    break
-                if ch == "\\" and j + 1 < n:
-                    nxt = text[j + 1]
-                    if nxt in '"\\$`':
-                        buf.append(nxt)
-                        j += 2
-                        continue
-                    if nxt == "\n":
-                        j += 2
-                        continue
-                buf.append(ch)
-                j += 1
-            i = j + 1
+            end = _double_quoted(text, i + 1, buf)
+            if end is None:
+                raise unbalanced('"', i)
+            i = end + 1
         elif c == "#" and buf is None:
             end = text.find("\n", i)
             i = n if end < 0 else end
