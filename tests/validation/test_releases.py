@@ -202,6 +202,16 @@ def test_release_diff_command_and_endpoint(api):
     assert api.get("/api/v1/releases/0.30.0/diff/9.9.9/").status_code == 404
 
 
+def test_release_diff_shows_value_set_changes(api):
+    document = json.loads(command("release_diff", "0.33.0", "0.34.0", "--format", "json"))
+    changed = {c["name"]: c for c in document["value_sets"]["changed"]}
+    assert "tool_call_parsers" in changed and changed["tool_call_parsers"]["added"]
+    assert document["summary"]["value_sets_changed"] == len(changed)
+    assert api.get("/api/v1/releases/0.33.0/diff/0.34.0/").json()["value_sets"] == document["value_sets"]
+    text = command("release_diff", "0.33.0", "0.34.0")
+    assert "\nValue sets:\n" in text and "  * tool_call_parsers: +" in text
+
+
 def test_release_diff_of_an_unknown_release_exits_2():
     with pytest.raises(CommandError) as exc:
         command("release_diff", "0.30.0", "9.9.9")
