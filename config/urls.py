@@ -5,6 +5,7 @@ from rest_framework.routers import DefaultRouter
 
 from config import health
 from config.metrics import metrics_view
+from hub.api import ModelConfigViewSet, NodeTypeViewSet
 from profiles.api.admission import AdmissionView
 from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
 from sources.api.views import GitSourceViewSet
@@ -21,6 +22,8 @@ router.register("rulesets", RuleSetViewSet, basename="ruleset")
 router.register("rechecks", RecheckViewSet, basename="recheck")
 router.register("sources", GitSourceViewSet, basename="source")
 router.register("alerts", AlertViewSet, basename="alert")
+router.register("model-configs", ModelConfigViewSet, basename="model-config")
+router.register("node-types", NodeTypeViewSet, basename="node-type")
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -36,6 +39,7 @@ urlpatterns = [
     path("api/v1/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("hub.urls")),
     path("", include("validation.urls")),
     path("", include("profiles.urls")),
 ]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django import forms
 
+from hub.selectors import node_types
+from validation import modelhub
 from validation.selectors import releases_ordered
 
 from .models import Profile
@@ -60,17 +64,56 @@ class ProfileForm(forms.Form):
         "environment) or a vLLM --config YAML file.",
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false", "class": "code"}),
     )
+    node_type = forms.ChoiceField(label="Node type", required=False)
+    nodes = forms.IntegerField(label="Nodes", required=False, min_value=1, help_text="How many such nodes.")
+    model_config_text = forms.CharField(
+        label="Model config.json",
+        required=False,
+        help_text="Only for a model the Hub does not serve (private): paste its config.json, or upload it "
+        "below. Empty: resolved from the Hugging Face Hub when saved.",
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "code"}),
+    )
+    model_config_file = forms.FileField(label="or upload config.json", required=False)
     revision = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
-    def __init__(self, *args, teams=(), fleet_version: str = "", editing: bool = False, **kwargs):
+    def __init__(
+        self,
+        *args,
+        teams=(),
+        fleet_version: str = "",
+        editing: bool = False,
+        team_node_type: str = "",
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.fields["team"].choices = [(slug, slug) for slug in teams]
         self.fields["vllm_version"].choices = _release_choices(f"follow the fleet ({fleet_version})")
+        default = f"the team's default ({team_node_type})" if team_node_type else "the team's default"
+        self.fields["node_type"].choices = [("", default)] + [(n.name, str(n)) for n in node_types()]
         if editing:
             del self.fields["team"]
 
-    def profile_input(self, *, for_validation: bool = False) -> ProfileInput:
-        """The cleaned data as a ProfileInput; ``for_validation`` reads the raw data of a form being typed."""
+    def clean_model_config_text(self):
+        text = (self.cleaned_data.get("model_config_text") or "").strip()
+        if not text:
+            return None
+        try:
+            return modelhub.parse_config(text, where="the model config.json")
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+    def clean_model_config_file(self):
+        upload = self.cleaned_data.get("model_config_file")
+        if not upload:
+            return None
+        try:
+            return modelhub.parse_config(upload.read(), where=upload.name)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+    def profile_input(self, *, for_validation: bool = False, hardware: dict | None = None) -> ProfileInput:
+        """The cleaned data as a ProfileInput; ``for_validation`` reads the raw data of a form being typed.
+        ``hardware``: the profile's other hardware keys, kept (the form sets only ``nodes``)."""
         data = self.cleaned_data if not for_validation else {k: self.data.get(k, "") for k in self.fields}
         source = (data.get("source") or "").strip()
         values = {
@@ -78,9 +121,24 @@ class ProfileForm(forms.Form):
             "name": data.get("name") or "",
             "description": data.get("description") or "",
             "vllm_version": data.get("vllm_version") or "",
+            "node_type": data.get("node_type") or "",
         }
         if source:
             values[input_shape(source)] = source
+        hardware = {k: v for k, v in (hardware or {}).items() if k != "nodes"}
+        nodes = data.get("nodes")
+        if nodes not in (None, ""):
+            with contextlib.suppress(ValueError):  # a form being typed; the save reports it on the field
+                hardware["nodes"] = int(nodes)
+        values["hardware"] = hardware
+        if not for_validation:
+            values["model_config"] = data.get("model_config_file") or data.get("model_config_text")
+        else:
+            try:
+                text = (data.get("model_config_text") or "").strip()
+                values["model_config"] = modelhub.parse_config(text, where="config.json") if text else None
+            except ValueError:
+                values["model_config"] = None
         return ProfileInput.from_mapping(values)
 
 

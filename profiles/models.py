@@ -8,6 +8,14 @@ class Team(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="TeamMembership", related_name="teams", blank=True
     )
+    default_node_type = models.ForeignKey(
+        "hub.NodeType",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The node type of the team's profiles that do not choose one.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -64,6 +72,22 @@ class Profile(models.Model):
     # Where the profile was imported from, when it came from a manifest: {"type": "kubernetes" | "helm",
     # "file", "document", "object", "container", "line", "image", "notes": [what could not be mapped]}.
     source = models.JSONField(default=dict, blank=True)
+    node_type = models.ForeignKey(
+        "hub.NodeType",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="profiles",
+        help_text="Empty: the team's default node type.",
+    )
+    # The stored config.json of the model and of the speculative draft model, resolved when the profile is
+    # saved (hub.services); re-checks read them and never go to the network.
+    model_source = models.ForeignKey(
+        "hub.ModelConfig", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", editable=False
+    )
+    draft_source = models.ForeignKey(
+        "hub.ModelConfig", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", editable=False
+    )
     revision = models.PositiveIntegerField(default=1)
     # The current verdict's summary, copied here by the one service that writes verdicts
     # (validation.services.verdicts.verdict_record) so that lists, filters and counts over 100,000 profiles
@@ -87,6 +111,7 @@ class Profile(models.Model):
         "engine_args",
         "env",
         "hardware",
+        "node_type",
     )
     API_NAMES = {"model_name": "model", "vllm_release": "vllm_version"}
 

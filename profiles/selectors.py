@@ -20,7 +20,15 @@ def teams_visible_to(user) -> QuerySet[Team]:
 
 def profiles_visible_to(user) -> QuerySet[Profile]:
     """Profiles of the user's teams (all of them for staff), with what lists show, in few queries."""
-    queryset = Profile.objects.select_related("team", "owner", "vllm_release", "verdict")
+    queryset = Profile.objects.select_related(
+        "team__default_node_type",
+        "owner",
+        "vllm_release",
+        "verdict",
+        "node_type",
+        "model_source",
+        "draft_source",
+    )
     if not (user.is_staff or user.is_superuser):
         member_of = TeamMembership.objects.filter(user=user).values("team_id")
         queryset = queryset.filter(Q(team_id__in=member_of) | Q(owner=user))

@@ -15,12 +15,15 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from hub import services as hub_services
 from validation.engine import parse as engine_parse
 from validation.engine import render as engine_render
 from validation.engine.types import ParseError, Verdict
 from validation.errors import DomainError
+from validation.models import Verdict as VerdictRecord
 from validation.models import VllmRelease
 from validation.selectors import catalog_for, release_get, waived_rule_ids
+from validation.services.rechecks import recheck_start
 from validation.services.verdicts import effective_release, profile_check, profile_document, verdict_record
 
 from .models import Profile, ProfileRevision, Team, TeamMembership
@@ -62,6 +65,7 @@ class ProfileInput:
     engine_args: dict[str, Any] | None = None
     env: dict[str, Any] | None = None
     hardware: dict[str, Any] | None = None
+    node_type: str | None = None  # a node type's name; "" = the team's default
     command: str | None = None
     config: str | None = None
     provided: set[str] = field(default_factory=set)
@@ -129,6 +133,8 @@ def profile_snapshot(profile: Profile) -> dict[str, Any]:
         value = getattr(profile, name)
         if name == "vllm_release":
             value = value.version if value else ""  # "": follows the fleet
+        elif name == "node_type":
+            value = value.name if value else ""  # "": the team's default
         snapshot[Profile.API_NAMES.get(name, name)] = value
     return snapshot
 
@@ -136,6 +142,8 @@ def profile_snapshot(profile: Profile) -> dict[str, Any]:
 def profile_copy(profile: Profile, **changes) -> Profile:
     """An unsaved copy of ``profile``: its team and every field a user edits, with ``changes`` applied."""
     fields = {name: getattr(profile, name) for name in Profile.EDITABLE_FIELDS}
+    # the stored model configs it reads come along: a copy is checked without going to the network
+    fields.update(model_source=profile.model_source, draft_source=profile.draft_source)
     return Profile(team=profile.team, **{**fields, **changes})
 
 
@@ -145,7 +153,7 @@ def user_can_edit(user, team: Team) -> bool:
     return TeamMembership.objects.filter(team=team, user=user, role__in=EDITOR_ROLES).exists()
 
 
-def _apply_input(profile: Profile, data: ProfileInput) -> None:
+def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = True) -> None:
     """Copy the given fields onto an unsaved profile, parsing command/config with the target release."""
     if "kind" in data.provided:
         if data.kind not in Profile.Kind.values:
@@ -183,12 +191,33 @@ def _apply_input(profile: Profile, data: ProfileInput) -> None:
         profile.env = {str(k): str(v) for k, v in (data.env or {}).items()}
     if "model" in data.provided and data.model:
         profile.model_name = data.model.strip()
+    if "node_type" in data.provided:
+        name = (data.node_type or "").strip()
+        profile.node_type = _node_type(name) if name else None
     if not profile.name:
         raise DomainError("a profile needs a name", field="name")
     if not profile.model_name:
         raise DomainError("a profile needs a model (the positional model of `vllm serve`)", field="model")
     if not profile.kind:
         raise DomainError("kind must be 'serving' or 'collection'", field="kind")
+    model_sources_resolve(profile, fetch=fetch_models)
+
+
+def _node_type(name: str):
+    try:
+        return hub_services.node_type_get(name)
+    except hub_services.HubError as exc:
+        raise DomainError(exc.message, field=exc.field) from exc
+
+
+def model_sources_resolve(profile: Profile, *, refresh: bool = False, fetch: bool = True) -> None:
+    """Point the profile at the stored config.json of its model and draft model, fetching what is missing
+    (a save, never a re-check; ``fetch=False``: what is stored only, for the form's live findings). A config
+    pasted with the profile still wins in the document."""
+    if refresh:
+        hub_services.model_sources_refresh(profile.model_name, profile.engine_args)
+    rows = hub_services.model_sources_resolve(profile.model_name, profile.engine_args, fetch=fetch)
+    profile.model_source, profile.draft_source = rows["model"], rows["draft"]
 
 
 def _active_waivers(profile: Profile) -> list[str]:
@@ -283,6 +312,7 @@ EMPTY_WHEN_REPLACED = {
     "hardware": {},
     "description": "",
     "model_architecture": "",
+    "node_type": "",
 }
 
 
@@ -306,6 +336,25 @@ def profile_edit(
     )
 
 
+def profile_model_refresh(*, actor, profile: Profile):
+    """Fetch the profile's model and draft configs again and re-check every profile that reads them (this
+    one at once, in this process). Returns the stored configs."""
+    if not user_can_edit(actor, profile.team):
+        raise DomainError(f"you may not edit profiles of team {profile.team.slug!r}", code="permission")
+    before = {row.pk: (row.config, row.error) for row in (profile.model_source, profile.draft_source) if row}
+    model_sources_resolve(profile, refresh=True)
+    Profile.objects.filter(pk=profile.pk).update(
+        model_source=profile.model_source, draft_source=profile.draft_source
+    )
+    rows = [row for row in (profile.model_source, profile.draft_source) if row is not None]
+    with transaction.atomic():
+        for row in rows:
+            if before.get(row.pk) != (row.config, row.error):
+                hub_services.profiles_recheck(row)
+        recheck_start(cause="manual", verdicts=VerdictRecord.objects.filter(profile=profile), inline=True)
+    return rows
+
+
 def profile_delete(*, actor, profile: Profile) -> None:
     if not user_can_edit(actor, profile.team):
         raise DomainError(f"you may not delete profiles of team {profile.team.slug!r}", code="permission")
@@ -323,6 +372,19 @@ def team_create(*, actor, slug: str, name: str) -> Team:
     return team
 
 
+def team_set_default_node_type(*, actor, team: Team, name: str) -> Team:
+    """The node type of the team's profiles that choose none; those profiles are re-checked."""
+    is_admin = TeamMembership.objects.filter(team=team, user=actor, role=TeamMembership.Role.ADMIN).exists()
+    if not (actor.is_staff or is_admin):
+        raise DomainError("only the team's admins may set its default node type", code="permission")
+    team.default_node_type = _node_type(name.strip()) if name.strip() else None
+    with transaction.atomic():
+        team.save(update_fields=["default_node_type"])
+        followers = VerdictRecord.objects.filter(profile__team=team, profile__node_type__isnull=True)
+        recheck_start(cause="manual", verdicts=followers)
+    return team
+
+
 def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.MEMBER, watch: bool = False):
     if not (actor.is_staff or TeamMembership.objects.filter(team=team, user=actor, role="admin").exists()):
         raise DomainError("only the team's admins may add members", code="permission")
@@ -332,10 +394,11 @@ def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.
     return membership
 
 
-def profile_dry_run(*, data: ProfileInput) -> Verdict:
-    """Validate a profile without storing anything (POST /api/v1/validate/, `manage.py lint`)."""
-    profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0)
-    _apply_input(profile, data)
+def profile_dry_run(*, data: ProfileInput, fetch_models: bool = True, team: Team | None = None) -> Verdict:
+    """Validate a profile without storing it (POST /api/v1/validate/, `manage.py lint`, the form's live
+    findings, which pass ``fetch_models=False`` so typing never waits for the Hub)."""
+    profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
+    _apply_input(profile, data, fetch_models=fetch_models)
     verdict, _ = profile_check(profile)
     return verdict
 

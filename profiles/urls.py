@@ -13,5 +13,6 @@ urlpatterns = [
     path("profiles/<int:pk>/edit/", views.profile_edit, name="edit"),
     path("profiles/<int:pk>/fix/<slug:rule_id>/", views.profile_fix, name="fix"),
     path("profiles/<int:pk>/split/", views.profile_split, name="split"),
+    path("profiles/<int:pk>/refresh-model/", views.profile_refresh_model, name="refresh-model"),
     path("profiles/<int:pk>/waivers/", views.waiver_create, name="waiver-create"),
 ]

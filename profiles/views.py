@@ -5,6 +5,7 @@ Each page works as plain HTML forms and links; htmx (static/vendor) only swaps f
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime, time
 
@@ -21,6 +22,7 @@ from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
 from validation.models import Rule, Verdict
 from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
+from validation.services.verdicts import profile_hardware
 from validation.services.waivers import user_can_waive, waiver_grant
 
 from . import manifest_services, selectors, services
@@ -216,6 +218,12 @@ def profile_detail(request, pk: int):
         "can_waive": can_waive,
         "waiver_form": WaiverForm(rule_ids=waivable) if can_waive and waivable else None,
         "mixed": services.profile_is_mixed(profile),
+        "hardware": profile_hardware(profile),
+        "model_sources": [
+            (role, row)
+            for role, row in (("model", profile.model_source), ("draft model", profile.draft_source))
+            if row is not None
+        ],
     }
     return render(request, "profiles/detail.html", context)
 
@@ -223,16 +231,20 @@ def profile_detail(request, pk: int):
 # --- create, edit, live validation -----------------------------------------------------------------------
 
 
-def _live_context(form: ProfileForm) -> dict:
+def _live_context(form: ProfileForm, team: Team | None = None) -> dict:
     """Validate what the form holds right now (nothing is saved) for the findings panel."""
-    data = form.profile_input(for_validation=True)
+    data = form.profile_input(for_validation=True, hardware=None)
+    team = (
+        team
+        or Team.objects.filter(slug=form.data.get("team") or "").select_related("default_node_type").first()
+    )
     if not (data.command or data.config):
         return {"empty": True}
     try:
         version = (data.vllm_version or "").strip()
         release = release_get(version) if version else fleet_release()
         parsed = services.parse_arguments(release=release, command=data.command, config=data.config)
-        verdict = services.profile_dry_run(data=data)
+        verdict = services.profile_dry_run(data=data, fetch_models=False, team=team)
     except DomainError as exc:
         return {"parse_error": exc.message}
     return _verdict_context(verdict, parsed["args"])
@@ -248,11 +260,13 @@ def _verdict_context(verdict, args: dict) -> dict:
     }
 
 
-def _form_kwargs(request, *, editing: bool) -> dict:
+def _form_kwargs(request, *, editing: bool, team: Team | None = None) -> dict:
+    node = team.default_node_type if team is not None else None
     return {
         "teams": [] if editing else _editable_team_slugs(request.user),
         "fleet_version": fleet_release().version,
         "editing": editing,
+        "team_node_type": node.name if node else "",
     }
 
 
@@ -269,7 +283,9 @@ def profile_create(request):
     kwargs = _form_kwargs(request, editing=False)
     if not kwargs["teams"]:
         raise PermissionDenied("you are not an editor of any team")
-    form = ProfileForm(request.POST or None, initial={"team": request.GET.get("team")}, **kwargs)
+    form = ProfileForm(
+        request.POST or None, request.FILES or None, initial={"team": request.GET.get("team")}, **kwargs
+    )
     live = {}
     if request.method == "POST":
         live = _live_context(form)
@@ -301,16 +317,23 @@ def profile_edit(request, pk: int):
         "description": profile.description,
         "source": services.profile_render(profile, fmt="command"),
         "revision": profile.revision,
+        "node_type": profile.node_type.name if profile.node_type_id else "",
+        "nodes": (profile.hardware or {}).get("nodes"),
+        "model_config_text": json.dumps(profile.model_config, indent=2) if profile.model_config else "",
     }
-    form = ProfileForm(request.POST or None, initial=initial, **_form_kwargs(request, editing=True))
+    kwargs = _form_kwargs(request, editing=True, team=profile.team)
+    form = ProfileForm(request.POST or None, request.FILES or None, initial=initial, **kwargs)
     live, conflict = {}, None
     if request.method == "POST":
-        live = _live_context(form)
+        live = _live_context(form, team=profile.team)
         if form.is_valid():
             expected = form.cleaned_data.get("revision")
             try:
                 profile, verdict = services.profile_update(
-                    actor=request.user, profile=profile, data=form.profile_input(), expected_revision=expected
+                    actor=request.user,
+                    profile=profile,
+                    data=form.profile_input(hardware=profile.hardware),
+                    expected_revision=expected,
                 )
             except services.EditConflict as exc:
                 conflict = _conflict_context(pk, expected, exc)
@@ -326,9 +349,26 @@ def profile_edit(request, pk: int):
                 )
                 return redirect("profiles:detail", pk=profile.pk)
     else:
-        live = _live_context(ProfileForm(initial, **_form_kwargs(request, editing=True)))
+        live = _live_context(ProfileForm(initial, **kwargs), team=profile.team)
     context = {"form": form, "live": live, "profile": profile, "conflict": conflict, "creating": False}
     return render(request, "profiles/form.html", context)
+
+
+@login_required
+@require_POST
+def profile_refresh_model(request, pk: int):
+    """Fetch the profile's model config again (and its draft model's); its profiles are re-checked."""
+    profile = _visible_profile(request, pk)
+    try:
+        rows = services.profile_model_refresh(actor=request.user, profile=profile)
+    except DomainError as exc:
+        raise PermissionDenied(exc.message) from exc
+    for row in rows:
+        if row.error:
+            messages.error(request, f"Could not fetch the config.json of {row}: {row.error}")
+        else:
+            messages.success(request, f"Refreshed the config.json of {row} ({row.get_source_display()}).")
+    return redirect("profiles:detail", pk=profile.pk)
 
 
 def _conflict_context(pk: int, expected: int | None, exc) -> dict:

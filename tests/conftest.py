@@ -18,6 +18,20 @@ SEED_MESSAGE_031 = "sampling distribution replay does not support speculative de
 MRV2_MESSAGE = "sampling distribution replay requires Model Runner V2"
 
 
+@pytest.fixture(scope="session")
+def _empty_hf_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("hf-home")
+
+
+@pytest.fixture(autouse=True)
+def _offline_hugging_face(monkeypatch, _empty_hf_home):
+    """No test reaches the real Hugging Face Hub: offline, with an empty cache unless the test builds one."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(_empty_hf_home))
+    for name in ("HF_HUB_CACHE", "HF_ENDPOINT", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def staff(db):
     return get_user_model().objects.create_user("sam", "sam@example.com", "pw", is_staff=True)

@@ -53,6 +53,11 @@ class ProfileFieldsSerializer(serializers.Serializer):
     engine_args = serializers.DictField(required=False)
     env = serializers.DictField(child=serializers.CharField(allow_blank=True), required=False)
     hardware = serializers.DictField(required=False)
+    node_type = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="A node type's name (GET /api/v1/node-types/); empty: the team's default.",
+    )
     command = serializers.CharField(required=False, help_text="A `vllm serve` command line")
     config = serializers.CharField(
         required=False, trim_whitespace=False, help_text="vLLM --config YAML or JSON"
@@ -98,6 +103,8 @@ class ProfileSerializer(serializers.ModelSerializer):
     effective_vllm_version = serializers.SerializerMethodField()
     state = serializers.SerializerMethodField()
     findings = serializers.SerializerMethodField()
+    node_type = serializers.CharField(source="node_type.name", default="", read_only=True)
+    model_source = serializers.SerializerMethodField(help_text="Where the model's config.json came from.")
 
     class Meta:
         model = Profile
@@ -108,6 +115,7 @@ class ProfileSerializer(serializers.ModelSerializer):
             "owner",
             "effective_vllm_version",
             "source",
+            "model_source",
             "revision",
             "state",
             "findings",
@@ -124,6 +132,21 @@ class ProfileSerializer(serializers.ModelSerializer):
             return obj.vllm_release.version
         fleet = self.context.get("fleet_release")
         return fleet.version if fleet else None
+
+    def get_model_source(self, obj) -> dict | None:
+        row = obj.model_source
+        if row is None:
+            return None
+        return {
+            "id": row.pk,
+            "repo": row.repo,
+            "revision": row.revision,
+            "commit": row.commit,
+            "source": row.source,
+            "fetched_at": row.fetched_at,
+            "available": row.config is not None,
+            "error": row.error,
+        }
 
     def _verdict(self, obj):
         return getattr(obj, "verdict", None)
@@ -171,11 +194,12 @@ class VerdictChangeSerializer(serializers.ModelSerializer):
 
 class TeamSerializer(serializers.ModelSerializer):
     members = serializers.SerializerMethodField()
+    default_node_type = serializers.CharField(source="default_node_type.name", default="", read_only=True)
 
     class Meta:
         model = Team
-        fields = ["id", "slug", "name", "members", "created_at"]
-        read_only_fields = ["id", "members", "created_at"]
+        fields = ["id", "slug", "name", "members", "default_node_type", "created_at"]
+        read_only_fields = ["id", "members", "default_node_type", "created_at"]
         extra_kwargs = {"slug": {"validators": []}}
 
     def get_members(self, obj) -> list[dict]:
@@ -183,6 +207,10 @@ class TeamSerializer(serializers.ModelSerializer):
             {"username": m.user.username, "role": m.role, "watch": m.watch}
             for m in obj.memberships.select_related("user").order_by("user__username")
         ]
+
+
+class TeamNodeTypeSerializer(serializers.Serializer):
+    node_type = serializers.CharField(allow_blank=True, help_text="A node type's name; empty: none.")
 
 
 class TeamMemberSerializer(serializers.Serializer):

@@ -26,6 +26,7 @@ from .serializers import (
     ProfileSerializer,
     ProfileWriteSerializer,
     TeamMemberSerializer,
+    TeamNodeTypeSerializer,
     TeamSerializer,
     ValidateRequestSerializer,
     VerdictChangeSerializer,
@@ -214,6 +215,14 @@ class ProfileViewSet(viewsets.ModelViewSet):
         )
         return Response(WaiverSerializer(waiver).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(request=None, responses={200: ProfileSerializer})
+    @action(detail=True, methods=["post"], url_path="refresh-model")
+    def refresh_model(self, request, pk=None):
+        """Fetch the model's and draft model's config.json again; re-check the profiles that read them."""
+        profile = self.get_object()
+        services.profile_model_refresh(actor=request.user, profile=profile)
+        return self._output(profile)
+
     @extend_schema(request=None, responses={200: WaiverSerializer})
     @action(detail=True, methods=["post"], url_path=r"waivers/(?P<waiver_id>[0-9]+)/revoke")
     def revoke_waiver(self, request, pk=None, waiver_id=None):
@@ -265,5 +274,17 @@ class TeamViewSet(
             user=serializer.validated_data["username"],
             role=serializer.validated_data["role"],
             watch=serializer.validated_data["watch"],
+        )
+        return Response(TeamSerializer(team).data)
+
+    @extend_schema(request=TeamNodeTypeSerializer, responses=TeamSerializer)
+    @action(detail=True, methods=["put"], url_path="default-node-type")
+    def default_node_type(self, request, slug=None):
+        """The node type of the team's profiles that choose none ("" for none); they are re-checked."""
+        team = self.get_object()
+        serializer = TeamNodeTypeSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.team_set_default_node_type(
+            actor=request.user, team=team, name=serializer.validated_data["node_type"]
         )
         return Response(TeamSerializer(team).data)

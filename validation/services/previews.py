@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max, TextField
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Coalesce
 
 from ..engine import lint as engine_lint
 from ..engine.types import Finding
@@ -61,8 +61,9 @@ def _json_fields() -> set[str]:
 
 
 def _rows(queryset, after: int):
-    """A chunk of (pk, team, name, release id, *DOCUMENT_FIELDS, state, findings) after primary key ``after``;
-    the JSON columns as their canonical jsonb text."""
+    """A chunk of (pk, team, name, release id, *DOCUMENT_FIELDS, state, findings, model config id, draft model
+    config id, node type id (the profile's, else its team's default)) after primary key ``after``; the JSON
+    columns as their canonical jsonb text."""
     return list(
         queryset.filter(pk__gt=after)
         .order_by("pk")
@@ -74,8 +75,17 @@ def _rows(queryset, after: int):
             *(Cast(name, TextField()) if name in _json_fields() else name for name in DOCUMENT_FIELDS),
             "verdict__state",
             Cast("verdict__findings", TextField()),
+            "model_source_id",
+            "draft_source_id",
+            Coalesce("node_type_id", "team__default_node_type_id"),
         )[:CHUNK]
     )
+
+
+def _related(field: str, ids: set) -> dict:
+    """The rows of a profile's foreign key (model configs, node types) by id, in one query."""
+    model = profile_model()._meta.get_field(field).related_model
+    return model.objects.in_bulk([i for i in ids if i is not None])
 
 
 def _fingerprint(ruleset: RuleSet, release: VllmRelease | None, fleet: VllmRelease, waivers) -> str:
@@ -161,15 +171,22 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
     last = 0
     while rows := _rows(queryset, last):
         last = rows[-1][0]
+        sources = _related("model_source", {r[-3] for r in rows} | {r[-2] for r in rows})
+        nodes = _related("node_type", {r[-1] for r in rows})
         for row in rows:
-            pk, team, name, release_id, *document, state, findings = row
+            pk, team, name, release_id, *document, state, findings, source_id, draft_id, node_id = row
             target = release or releases.get(release_id) or fleet
             waived = waivers.get(pk, ())
-            doc_key = (*document, target.pk, waived)
+            doc_key = (*document, target.pk, waived, source_id, draft_id, node_id)
             after = evaluated.get(doc_key)
             if after is None:
                 fields = zip(DOCUMENT_FIELDS, document, strict=True)
-                unsaved = Profile(**{n: json.loads(v) if n in json_fields and v else v for n, v in fields})
+                unsaved = Profile(
+                    **{n: json.loads(v) if n in json_fields and v else v for n, v in fields},
+                    model_source=sources.get(source_id),
+                    draft_source=sources.get(draft_id),
+                    node_type=nodes.get(node_id),
+                )
                 verdict = engine_lint.validate(
                     profile_document(unsaved, release=target),
                     ruleset=compiled,

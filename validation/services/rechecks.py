@@ -128,7 +128,14 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
         rows = (
             Verdict.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(pending_recheck_id=recheck_id, profile_id__in=list(profile_ids))
-            .select_related("profile__team", "profile__owner", "profile__vllm_release")
+            .select_related(
+                "profile__team__default_node_type",
+                "profile__owner",
+                "profile__vllm_release",
+                "profile__node_type",
+                "profile__model_source",
+                "profile__draft_source",
+            )
             .order_by("pk")
         )
         unchanged: list[int] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import modelhub
 from ..engine import lint as engine_lint
 from ..engine.types import EngineError, Finding, Verdict
 from ..errors import DomainError
@@ -32,19 +33,46 @@ def effective_release(profile) -> VllmRelease:
     return profile.vllm_release or fleet_release()
 
 
+def _stored(row) -> modelhub.Stored | None:
+    return modelhub.Stored(row.repo, row.revision, row.config, row.error) if row is not None else None
+
+
+def profile_model_facts(profile) -> modelhub.ModelFacts:
+    """The profile's model facts: its own config.json if it has one, else what the hub stored for its model
+    and draft model (``model_source``, ``draft_source``); never the network."""
+    return modelhub.model_facts(
+        profile.model_name,
+        profile.engine_args,
+        explicit_config=profile.model_config,
+        stored={"model": _stored(profile.model_source), "draft": _stored(profile.draft_source)},
+    )
+
+
+def profile_hardware(profile) -> dict[str, Any]:
+    """The node type's facts (the profile's, else the team's default), then the profile's hardware keys."""
+    node = profile.node_type
+    if node is None and profile.team_id:
+        node = profile.team.default_node_type
+    return {**(node.facts() if node else {}), **(profile.hardware or {})}
+
+
 def profile_document(profile, *, release: VllmRelease | None = None) -> dict[str, Any]:
     """The engine's document of a profile (saved or not) on ``release`` (default: its effective release)."""
     release = release or effective_release(profile)
-    return engine_lint.build_document(
+    facts = profile_model_facts(profile)
+    doc = engine_lint.build_document(
         kind=profile.kind,
         version=release.version,
         model_name=profile.model_name,
         args=profile.engine_args,
         env=profile.env,
-        hardware=profile.hardware,
+        hardware=profile_hardware(profile),
         model_architecture=profile.model_architecture or None,
-        model_config=profile.model_config,
+        model_config=facts.config,
     )
+    if facts.draft:
+        doc["model"]["draft"] = facts.draft
+    return doc
 
 
 def document_validate(
@@ -73,6 +101,9 @@ def profile_check(profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verd
     verdict = document_validate(
         profile_document(profile, release=release), release=release, ruleset=ruleset, waived=waived
     )
+    notes = modelhub.unresolved_findings(profile_model_facts(profile))
+    if notes:
+        verdict = Verdict(verdict.vllm_version, verdict.ruleset, (*verdict.findings, *notes))
     return verdict, release
 
 

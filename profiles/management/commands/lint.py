@@ -1,8 +1,11 @@
 """`manage.py lint`: validate a profile file the way the API does, for CI pipelines and GitOps.
 
 Exit codes: 0 no error finding, 1 error findings, 2 the input cannot be parsed or the version is unknown.
-`--model-config FILE` (the model's config.json) and `--hardware KEY=VALUE ...` fill the profile's
-`model_config` and `hardware`, so rules about the model (heads vs tensor parallel, max length) and the node
+The model's config.json (and the draft model's) is resolved as the API resolves it: a local directory, the
+Hugging Face cache or the Hub (``HF_ENDPOINT``, ``HF_TOKEN``, ``HF_HOME``/``HF_HUB_CACHE``; with
+``HF_HUB_OFFLINE=1`` the cache alone), with a short deadline; `--model-config FILE` wins over it. A config
+that cannot be fetched is an info finding, never a failure. `--node-type NAME` and `--hardware KEY=VALUE ...`
+fill the profile's hardware, so rules about the model (heads vs tensor parallel, max length) and the node
 (GPUs per node) can be checked instead of reported as "could not verify".
 """
 
@@ -27,6 +30,11 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["text", "json"], default="text")
         parser.add_argument(
             "--model-config", metavar="FILE", help="the model's config.json: the profile's model_config"
+        )
+        parser.add_argument(
+            "--node-type",
+            metavar="NAME",
+            help="a named node type (see /api/v1/node-types/): its GPUs fill the profile's hardware",
         )
         parser.add_argument(
             "--hardware",
@@ -57,6 +65,8 @@ class Command(BaseCommand):
             fields["model_config"] = self._model_config(options["model_config"])
         if hardware_items:
             fields["hardware"] = self._hardware(hardware_items)
+        if options["node_type"]:
+            fields["node_type"] = options["node_type"]
         try:
             verdict = profile_services.profile_dry_run(
                 data=profile_services.ProfileInput.from_mapping(fields)

@@ -1,0 +1,63 @@
+"""What the product knows of models and nodes: config.json per repository and revision; named node types."""
+
+from django.conf import settings
+from django.db import models
+
+
+class ModelConfig(models.Model):
+    """A model's config.json as resolved for one repository (or local directory) and revision.
+
+    A row without ``config`` records why it could not be fetched, so a re-check (which never goes to the
+    network) can say so; a row whose refresh failed keeps its last good config and the refresh's error.
+    """
+
+    class Source(models.TextChoices):
+        HUB = "hub", "fetched from the Hub"
+        CACHE = "cache", "local Hugging Face cache"
+        LOCAL = "local", "local directory"
+        UPLOAD = "upload", "uploaded"
+
+    repo = models.CharField(max_length=500, help_text="Hugging Face repository id, or a local directory.")
+    revision = models.CharField(max_length=200, blank=True, help_text="Empty: the default branch.")
+    commit = models.CharField(max_length=64, blank=True)
+    config = models.JSONField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=Source.choices, blank=True)
+    error = models.TextField(blank=True, help_text="Why the last fetch failed.")
+    fetched_at = models.DateTimeField()
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["repo", "revision"]
+        constraints = [models.UniqueConstraint(fields=["repo", "revision"], name="unique_model_config")]
+
+    def __str__(self) -> str:
+        return f"{self.repo}@{self.revision}" if self.revision else self.repo
+
+
+class NodeType(models.Model):
+    """A named kind of node: its GPUs and how they are connected."""
+
+    name = models.CharField(max_length=100, unique=True)
+    gpu = models.CharField(max_length=100, help_text="GPU model, e.g. H100-80GB.")
+    gpus_per_node = models.PositiveSmallIntegerField()
+    gpu_memory_gb = models.PositiveIntegerField(help_text="Memory per GPU, in GB.")
+    interconnect = models.CharField(max_length=50, blank=True, help_text="e.g. NVLink, PCIe, InfiniBand.")
+    description = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(gpus_per_node__gte=1), name="node_type_has_gpus")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def facts(self) -> dict:
+        """The keys this node type gives the document's ``hardware`` map."""
+        facts = {"gpu": self.gpu, "gpus_per_node": self.gpus_per_node, "gpu_memory_gb": self.gpu_memory_gb}
+        if self.interconnect:
+            facts["interconnect"] = self.interconnect
+        return facts

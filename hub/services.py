@@ -1,0 +1,142 @@
+"""Write side of model knowledge: resolve config.json (network, short deadline), store, refresh, upload.
+
+Only these functions ever reach the network; a re-check reads what they stored (``selectors``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from validation import modelhub
+from validation.models import Verdict
+from validation.services.rechecks import recheck_start
+
+from .models import ModelConfig, NodeType
+
+# A failed fetch is not retried by ordinary saves for this long (an explicit refresh always retries).
+RETRY_FAILED_AFTER = timedelta(minutes=10)
+
+
+class HubError(Exception):
+    """Bad input for the hub: names what and where (``field``)."""
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+def _store(repo: str, revision: str, **values: Any) -> ModelConfig:
+    values.setdefault("fetched_at", timezone.now())
+    for _ in range(2):  # two concurrent first fetches of one repo: the loser updates the winner's row
+        try:
+            with transaction.atomic():
+                row, _ = ModelConfig.objects.update_or_create(repo=repo, revision=revision, defaults=values)
+            return row
+        except IntegrityError:
+            continue
+    raise HubError(f"could not store the config of {repo}")  # pragma: no cover - needs three racing writers
+
+
+def model_config_fetch(repo: str, revision: str = "") -> ModelConfig:
+    """Resolve now (local directory, HF cache or Hub) and store the outcome. A failure keeps the last good
+    config of the row, if any, and records the error."""
+    result = modelhub.resolve(repo, revision)
+    if result.config is not None:
+        return _store(
+            repo,
+            revision,
+            config=result.config,
+            source=result.source,
+            commit=result.commit,
+            error="",
+            uploaded_by=None,
+        )
+    return _store(repo, revision, error=result.error)
+
+
+def model_config_for(ref: modelhub.ModelRef, *, refresh: bool = False) -> ModelConfig:
+    """The stored config of a reference, fetched first if it was never resolved, if its last fetch failed
+    long enough ago, if it is a local directory (cheap, and it may have changed), or if ``refresh``."""
+    row = ModelConfig.objects.filter(repo=ref.repo, revision=ref.revision).first()
+    stale_failure = (
+        row is not None and row.config is None and timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
+    )
+    local = row is not None and row.source == ModelConfig.Source.LOCAL
+    if row is None or refresh or stale_failure or local:
+        row = model_config_fetch(ref.repo, ref.revision)
+    return row
+
+
+def model_sources_resolve(
+    model: str | None, args: Mapping[str, Any] | None, *, fetch: bool = True
+) -> dict[str, ModelConfig | None]:
+    """{"model": row, "draft": row or None} for a profile's model and speculative draft model; with
+    ``fetch=False`` only what is stored already (None for the rest)."""
+    rows: dict[str, ModelConfig | None] = {"model": None, "draft": None}
+    for ref in modelhub.model_refs(model, args):
+        if fetch:
+            rows[ref.role] = model_config_for(ref)
+        else:
+            rows[ref.role] = ModelConfig.objects.filter(repo=ref.repo, revision=ref.revision).first()
+    return rows
+
+
+def model_sources_refresh(model: str | None, args: Mapping[str, Any] | None) -> list[ModelConfig]:
+    """Fetch every config a profile needs again (the "refresh model config" action)."""
+    return [model_config_for(ref, refresh=True) for ref in modelhub.model_refs(model, args)]
+
+
+def profiles_recheck(config: ModelConfig):
+    """Re-check (on the worker) every profile whose model or draft model reads this config."""
+    users = Verdict.objects.filter(Q(profile__model_source=config) | Q(profile__draft_source=config))
+    return recheck_start(cause="manual", verdicts=users)
+
+
+def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
+    """Fetch a stored config again; the profiles that read it are re-checked when it changed."""
+    before = (config.config, config.error)
+    config = model_config_fetch(config.repo, config.revision)
+    if (config.config, config.error) != before:
+        profiles_recheck(config)
+    return config
+
+
+def model_config_upload(*, actor, repo: str, revision: str = "", config: Any) -> ModelConfig:
+    """Store a config.json given by a user (private models): it serves every profile of that repository
+    and revision until it is refreshed from the Hub."""
+    repo = (repo or "").strip()
+    if not repo:
+        raise HubError("give the repository (or directory) the config.json belongs to", field="repo")
+    if isinstance(config, str | bytes):
+        try:
+            config = modelhub.parse_config(config, where="the uploaded config.json")
+        except ValueError as exc:
+            raise HubError(str(exc), field="config") from exc
+    if not isinstance(config, dict):
+        raise HubError("config must be a JSON object (the model's config.json)", field="config")
+    row = _store(
+        repo,
+        (revision or "").strip(),
+        config=config,
+        source=ModelConfig.Source.UPLOAD,
+        commit="",
+        error="",
+        uploaded_by=actor if getattr(actor, "pk", None) else None,
+    )
+    profiles_recheck(row)
+    return row
+
+
+def node_type_get(name: str) -> NodeType:
+    node = NodeType.objects.filter(name=name).first()
+    if node is None:
+        known = ", ".join(NodeType.objects.values_list("name", flat=True)) or "none"
+        raise HubError(f"unknown node type {name!r}; known: {known}", field="node_type")
+    return node

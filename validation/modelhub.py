@@ -1,0 +1,360 @@
+"""Where a profile's model facts come from: the model's ``config.json``, resolved the way vLLM resolves it.
+
+Plain Python, no Django (the ``hub`` app stores what this module resolves). vLLM's
+``ModelConfig.__post_init__`` and ``transformers_utils.config.get_config`` (0.33.0, 0.34.0) read the config
+of ``--hf-config-path`` if given, else of the model (a local directory or a Hugging Face repository), at
+``--revision``; ``--tokenizer`` never changes which config is read. Flat ``--hf-overrides`` are applied on top
+of config.json before any check (``config.update``), dict-valued ones are merged into the nested config they
+name. The draft model of speculative decoding (``speculative_config.model``) is read at
+``speculative_config.revision``; the target's dict overrides do not reach it.
+
+Only ``config.json`` is ever fetched, with ``huggingface_hub.hf_hub_download``, honouring ``HF_ENDPOINT``,
+``HF_TOKEN``, ``HF_HOME``/``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE=1`` (then the local cache alone is used), read
+from the environment at each call. A fetch never takes longer than its deadline: it runs in a daemon thread,
+and a Hub that does not answer in time is an error like any other, never a hang.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CONFIG_NAME = "config.json"
+DEFAULT_TIMEOUT = 10.0  # seconds for a whole fetch (VLLM_PROFILES_HF_TIMEOUT)
+# Speculative methods whose `model` is not a model repository (vLLM builds no draft ModelConfig for them).
+NO_DRAFT_MODEL = frozenset({"ngram", "[ngram]", "ngram_gpu", "suffix", "custom_class"})
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """One config.json a profile needs: ``repo`` is a Hugging Face repository id or a local directory."""
+
+    role: str  # "model" or "draft"
+    model: str  # the model as the profile names it
+    repo: str  # where config.json is read: --hf-config-path, else the model
+    revision: str  # "" = the repository's default branch
+
+    @property
+    def label(self) -> str:
+        return f"{self.repo}@{self.revision}" if self.revision else self.repo
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The outcome of one fetch: a config, or an error a user can act on."""
+
+    config: dict[str, Any] | None
+    source: str  # "hub" (fetched), "cache" (HF cache, offline), "local" (a directory), "" on error
+    commit: str = ""  # the snapshot's commit sha, when the cache layout shows it
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class HubSettings:
+    endpoint: str | None
+    token: str | None
+    cache_dir: str
+    offline: bool
+    timeout: float
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> HubSettings:
+        """The Hugging Face settings as huggingface_hub reads them, but read now rather than at import."""
+        env = os.environ if environ is None else environ
+        if env.get("HF_HUB_CACHE"):
+            cache = env["HF_HUB_CACHE"]
+        elif env.get("HF_HOME"):
+            cache = os.path.join(env["HF_HOME"], "hub")
+        else:
+            base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+            cache = os.path.join(base, "huggingface", "hub")
+        offline = any(
+            (env.get(name) or "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+            for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+        )
+        try:
+            timeout = float(env.get("VLLM_PROFILES_HF_TIMEOUT") or DEFAULT_TIMEOUT)
+        except ValueError:
+            timeout = DEFAULT_TIMEOUT
+        return cls(
+            endpoint=(env.get("HF_ENDPOINT") or "").rstrip("/") or None,
+            token=env.get("HF_TOKEN") or None,
+            cache_dir=os.path.expanduser(os.path.expandvars(cache)),
+            offline=offline,
+            timeout=max(timeout, 0.1),
+        )
+
+
+def _json_value(value: Any) -> Any:
+    """Arguments given as JSON text on a command line arrive as text in some shapes: decode them."""
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def model_refs(model: str | None, args: Mapping[str, Any] | None) -> list[ModelRef]:
+    """The config.json files vLLM reads for a profile: the model's (or --hf-config-path's) and the draft's."""
+    args = args or {}
+    refs: list[ModelRef] = []
+    if model:
+        config_path = args.get("hf_config_path")
+        repo = config_path if isinstance(config_path, str) and config_path.strip() else model
+        refs.append(ModelRef("model", model, repo.strip(), str(args.get("revision") or "").strip()))
+    spec = _json_value(args.get("speculative_config"))
+    if isinstance(spec, Mapping):
+        draft = spec.get("model")
+        method = spec.get("method")
+        if (
+            isinstance(draft, str)
+            and draft.strip()
+            and draft not in NO_DRAFT_MODEL
+            and method not in NO_DRAFT_MODEL
+            and not draft.startswith(("ngram", "suffix"))
+        ):
+            revision = str(spec.get("revision") or "").strip()
+            refs.append(ModelRef("draft", draft.strip(), draft.strip(), revision))
+    return refs
+
+
+def hf_overrides(args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The profile's ``--hf-overrides`` as a dict (an empty dict when absent or not a JSON object)."""
+    value = _json_value((args or {}).get("hf_overrides"))
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _update_nested(target: dict[str, Any], updates: Mapping[str, Any]) -> None:
+    for key, value in updates.items():
+        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
+            _update_nested(target[key], value)
+        else:
+            target[key] = copy.deepcopy(value)
+
+
+def apply_overrides(config: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """config.json after vLLM's ``--hf-overrides``: flat values replace keys (``config.update``); a dict value
+    is merged into the nested config of that name (``ModelConfig._apply_dict_overrides``), else set."""
+    result = copy.deepcopy(dict(config))
+    for key, value in overrides.items():
+        if not isinstance(value, Mapping):
+            result[key] = copy.deepcopy(value)
+    for key, value in overrides.items():
+        if isinstance(value, Mapping):
+            if isinstance(result.get(key), dict):
+                _update_nested(result[key], value)
+            else:
+                result[key] = copy.deepcopy(dict(value))
+    return result
+
+
+def architecture(config: Mapping[str, Any] | None) -> str | None:
+    """``architectures[0]`` of a config, as vLLM picks the model class."""
+    archs = (config or {}).get("architectures")
+    if isinstance(archs, list) and archs and isinstance(archs[0], str):
+        return archs[0]
+    return None
+
+
+def parse_config(text: str | bytes, *, where: str) -> dict[str, Any]:
+    """A config.json's text as a dict; ValueError naming ``where`` when it is not a JSON object."""
+    try:
+        config = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where} is not JSON: {exc}") from exc
+    if not isinstance(config, dict):
+        raise ValueError(f"{where} must be a JSON object (a config.json), not {type(config).__name__}")
+    return config
+
+
+def _looks_like_path(repo: str) -> bool:
+    return repo.startswith(("/", "./", "../", "~")) or os.sep + os.sep in repo
+
+
+def _read_local(directory: Path) -> Resolution:
+    path = directory / CONFIG_NAME
+    try:
+        return Resolution(parse_config(path.read_bytes(), where=str(path)), "local")
+    except FileNotFoundError:
+        return Resolution(None, "", error=f"the directory {directory} has no {CONFIG_NAME}")
+    except (OSError, ValueError) as exc:
+        return Resolution(None, "", error=str(exc))
+
+
+def resolve(repo: str, revision: str = "", *, settings: HubSettings | None = None) -> Resolution:
+    """config.json of a local directory or a Hugging Face repository at ``revision``; never raises."""
+    settings = settings or HubSettings.from_env()
+    local = Path(os.path.expanduser(repo))
+    if local.is_dir():
+        return _read_local(local)
+    if _looks_like_path(repo):
+        return Resolution(None, "", error=f"no such local directory {repo}")
+    return _fetch(repo, revision, settings)
+
+
+def _commit_of(path: str) -> str:
+    parts = Path(path).parts
+    if len(parts) >= 3 and parts[-3] == "snapshots":
+        return parts[-2]
+    return ""
+
+
+def _download(repo: str, revision: str, settings: HubSettings) -> str:
+    from huggingface_hub import constants, hf_hub_download
+
+    # huggingface_hub reads HF_HUB_OFFLINE once, at import; a long-running process follows the environment
+    # it has now (the request hook refuses every request while the flag is set).
+    constants.HF_HUB_OFFLINE = settings.offline
+    return hf_hub_download(
+        repo,
+        CONFIG_NAME,
+        revision=revision or None,
+        cache_dir=settings.cache_dir,
+        endpoint=settings.endpoint,
+        token=settings.token,
+        local_files_only=settings.offline,
+        etag_timeout=settings.timeout,
+    )
+
+
+def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
+    import huggingface_hub  # noqa: F401  (imported here, so its import time never counts against the deadline)
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["path"] = _download(repo, revision, settings)
+        except BaseException as exc:  # reported to the caller, whatever it is
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name=f"hf-config-{repo}", daemon=True)
+    worker.start()
+    worker.join(settings.timeout)
+    where = settings.endpoint or "https://huggingface.co"
+    if worker.is_alive():
+        return Resolution(None, "", error=f"no answer from {where} within {settings.timeout:g} s")
+    if "error" in outcome:
+        return Resolution(None, "", error=describe_error(outcome["error"], revision, settings))
+    path = outcome["path"]
+    try:
+        with open(path, "rb") as handle:
+            config = parse_config(handle.read(), where=CONFIG_NAME)
+    except (OSError, ValueError) as exc:
+        return Resolution(None, "", error=str(exc))
+    return Resolution(config, "cache" if settings.offline else "hub", commit=_commit_of(path))
+
+
+def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> str:
+    """One line a user can act on, for what hf_hub_download raised."""
+    from huggingface_hub import errors
+
+    where = settings.endpoint or "https://huggingface.co"
+    if isinstance(exc, errors.GatedRepoError):
+        return "the repository is gated: accept its licence on the Hub and set HF_TOKEN"
+    if isinstance(exc, errors.RevisionNotFoundError):
+        return f"revision {revision!r} not found"
+    if isinstance(exc, errors.RepositoryNotFoundError):
+        hint = "" if settings.token else " (a private repository needs HF_TOKEN)"
+        return f"repository not found on {where}{hint}"
+    if isinstance(exc, errors.EntryNotFoundError) and not isinstance(exc, errors.LocalEntryNotFoundError):
+        return f"the repository has no {CONFIG_NAME}"
+    if isinstance(exc, errors.LocalEntryNotFoundError | errors.OfflineModeIsEnabled):
+        if settings.offline:
+            return f"not in the local Hugging Face cache {settings.cache_dir} (HF_HUB_OFFLINE=1)"
+        return f"{where} cannot be reached and the local cache {settings.cache_dir} does not hold it"
+    if isinstance(exc, errors.HFValidationError):
+        return "not a Hugging Face repository id (org/name) nor a local directory"
+    if isinstance(exc, errors.HfHubHTTPError):
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        return f"{where} answered HTTP {status}" if status else str(exc).splitlines()[0]
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"{type(exc).__name__}: {text}"
+
+
+def fetch_error_message(ref: ModelRef, error: str) -> str:
+    """The info finding's message for a config that could not be resolved."""
+    what = "the draft model " if ref.role == "draft" else ""
+    return f"could not fetch {CONFIG_NAME} of {what}{ref.label}: {error}"
+
+
+# --- From stored configs to the profile document (no network: re-checks come through here) ---
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What the hub stored for one reference (a ModelConfig row's fields)."""
+
+    repo: str
+    revision: str
+    config: dict[str, Any] | None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    config: dict[str, Any] | None  # the model's config.json after --hf-overrides; None when unknown
+    draft: dict[str, Any] | None  # {"name", "config", "architecture"} of the draft model, when it has one
+    unresolved: tuple[tuple[ModelRef, str], ...]  # (reference, why) for each config that is not known
+
+
+def model_facts(
+    model: str | None,
+    args: Mapping[str, Any] | None,
+    *,
+    explicit_config: Mapping[str, Any] | None = None,
+    stored: Mapping[str, Stored | None] | None = None,
+) -> ModelFacts:
+    """The model facts of a document. A config given with the profile (``explicit_config``: pasted, or
+    ``lint --model-config``) wins over the stored one of the model; overrides apply on top of either."""
+    stored = stored or {}
+    config: dict[str, Any] | None = None
+    draft: dict[str, Any] | None = None
+    unresolved: list[tuple[ModelRef, str]] = []
+    for ref in model_refs(model, args):
+        if ref.role == "model" and explicit_config:
+            config = apply_overrides(explicit_config, hf_overrides(args))
+            continue
+        row = stored.get(ref.role)
+        if row is None or (row.repo, row.revision) != (ref.repo, ref.revision):
+            unresolved.append((ref, "not resolved yet; save the profile or refresh its model config"))
+        elif row.config is None:
+            unresolved.append((ref, row.error or "unknown error"))
+        elif ref.role == "model":
+            config = apply_overrides(row.config, hf_overrides(args))
+        else:
+            draft = {"name": ref.model, "config": dict(row.config)}
+            if arch := architecture(row.config):
+                draft["architecture"] = arch
+    if config is None and explicit_config and not model:
+        config = dict(explicit_config)
+    return ModelFacts(config, draft, tuple(unresolved))
+
+
+def unresolved_findings(facts: ModelFacts) -> list[Any]:
+    """One info finding per config.json that could not be fetched: the rules that need it say "could not
+    verify", and this says why."""
+    from .engine.types import Finding
+
+    return [
+        Finding(
+            rule="model-config-unavailable",
+            severity="info",
+            category="catalog",
+            message=fetch_error_message(ref, error),
+            fields=("model",) if ref.role == "model" else ("speculative_config",),
+            solutions=(
+                "Check the repository name and revision, set HF_TOKEN for a private or gated model, "
+                "or upload its config.json (Models page, POST /api/v1/model-configs/)",
+                "Refresh the model config once the Hub is reachable",
+            ),
+        )
+        for ref, error in facts.unresolved
+    ]
