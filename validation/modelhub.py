@@ -20,6 +20,7 @@ import copy
 import json
 import os
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,10 +63,14 @@ class HubSettings:
     cache_dir: str
     offline: bool
     timeout: float
+    offline_reason: str = "HF_HUB_OFFLINE=1"
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> HubSettings:
-        """The Hugging Face settings as huggingface_hub reads them, but read now rather than at import."""
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, force_offline: bool = False
+    ) -> HubSettings:
+        """The Hugging Face settings as huggingface_hub reads them, but read now rather than at import.
+        ``force_offline``: the local cache alone, whatever the environment says (a linter without network)."""
         env = os.environ if environ is None else environ
         if env.get("HF_HUB_CACHE"):
             cache = env["HF_HUB_CACHE"]
@@ -86,8 +91,9 @@ class HubSettings:
             endpoint=(env.get("HF_ENDPOINT") or "").rstrip("/") or None,
             token=env.get("HF_TOKEN") or None,
             cache_dir=os.path.expanduser(os.path.expandvars(cache)),
-            offline=offline,
+            offline=offline or force_offline,
             timeout=max(timeout, 0.1),
+            offline_reason="HF_HUB_OFFLINE=1" if offline else "the cache alone is read",
         )
 
 
@@ -224,9 +230,12 @@ def _download(repo: str, revision: str, settings: HubSettings) -> str:
     )
 
 
-def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
-    import huggingface_hub  # noqa: F401  (imported here, so its import time never counts against the deadline)
+# Transport errors worth one more try within the deadline: huggingface_hub closes its shared HTTP client when
+# any of its requests cannot connect, which breaks the requests other threads have in flight at that moment.
+_RETRYABLE = frozenset({"ReadError", "WriteError", "CloseError", "RemoteProtocolError"})
 
+
+def _attempt(repo: str, revision: str, settings: HubSettings, wait: float) -> dict[str, Any]:
     outcome: dict[str, Any] = {}
 
     def run() -> None:
@@ -237,9 +246,22 @@ def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
 
     worker = threading.Thread(target=run, name=f"hf-config-{repo}", daemon=True)
     worker.start()
-    worker.join(settings.timeout)
+    worker.join(wait)
+    return outcome
+
+
+def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
+    import huggingface_hub  # noqa: F401  (imported here, so its import time never counts against the deadline)
+
+    deadline = time.monotonic() + settings.timeout
+    while True:
+        outcome = _attempt(repo, revision, settings, max(deadline - time.monotonic(), 0.0))
+        error = outcome.get("error")
+        retry = error is not None and type(error).__name__ in _RETRYABLE
+        if not retry or time.monotonic() >= deadline - 0.05:
+            break
     where = settings.endpoint or "https://huggingface.co"
-    if worker.is_alive():
+    if not outcome:
         return Resolution(None, "", error=f"no answer from {where} within {settings.timeout:g} s")
     if "error" in outcome:
         return Resolution(None, "", error=describe_error(outcome["error"], revision, settings))
@@ -268,7 +290,7 @@ def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> 
         return f"the repository has no {CONFIG_NAME}"
     if isinstance(exc, errors.LocalEntryNotFoundError | errors.OfflineModeIsEnabled):
         if settings.offline:
-            return f"not in the local Hugging Face cache {settings.cache_dir} (HF_HUB_OFFLINE=1)"
+            return f"not in the local Hugging Face cache {settings.cache_dir} ({settings.offline_reason})"
         return f"{where} cannot be reached and the local cache {settings.cache_dir} does not hold it"
     if isinstance(exc, errors.HFValidationError):
         return "not a Hugging Face repository id (org/name) nor a local directory"
@@ -336,6 +358,23 @@ def model_facts(
     if config is None and explicit_config and not model:
         config = dict(explicit_config)
     return ModelFacts(config, draft, tuple(unresolved))
+
+
+def resolve_facts(
+    model: str | None,
+    args: Mapping[str, Any] | None,
+    *,
+    explicit_config: Mapping[str, Any] | None = None,
+    settings: HubSettings | None = None,
+) -> ModelFacts:
+    """The model facts of a document resolved right now, nothing stored (the server-free linter)."""
+    stored: dict[str, Stored | None] = {}
+    for ref in model_refs(model, args):
+        if ref.role == "model" and explicit_config:
+            continue
+        result = resolve(ref.repo, ref.revision, settings=settings)
+        stored[ref.role] = Stored(ref.repo, ref.revision, result.config, result.error)
+    return model_facts(model, args, explicit_config=explicit_config, stored=stored)
 
 
 def unresolved_findings(facts: ModelFacts) -> list[Any]:

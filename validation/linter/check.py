@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from validation import modelhub
 from validation.engine import manifests
 from validation.engine import parse as engine_parse
 from validation.engine.lint import build_document, validate
-from validation.engine.types import Finding, ParseError
+from validation.engine.types import Finding, ParseError, Verdict
 
 from . import Checked, UsageError
 from .data import ShippedData
@@ -84,16 +85,32 @@ def _check_workload(
 
 
 def _validate(parsed, data, defaults, version, *, env, hardware):
+    model = (parsed.get("model") or {}).get("name")
+    args = parsed.get("args") or {}
+    # The model's config.json as the server resolves it, from a local directory or the Hugging Face cache
+    # only (no network); `--model-config` wins.
+    facts = modelhub.resolve_facts(
+        model,
+        args,
+        explicit_config=defaults["model_config"],
+        settings=modelhub.HubSettings.from_env(force_offline=True),
+    )
     document = build_document(
         kind=defaults["kind"],
         version=version,
-        model_name=(parsed.get("model") or {}).get("name"),
-        args=parsed.get("args") or {},
+        model_name=model,
+        args=args,
         env={**(parsed.get("env") or {}), **env},
         hardware={**defaults["hardware"], **hardware},
-        model_config=defaults["model_config"],
+        model_config=facts.config,
     )
-    return validate(document, ruleset=data.ruleset, catalog=data.catalog(version), history=data.history)
+    if facts.draft:
+        document["model"]["draft"] = facts.draft
+    verdict = validate(document, ruleset=data.ruleset, catalog=data.catalog(version), history=data.history)
+    notes = modelhub.unresolved_findings(facts)
+    if notes:
+        verdict = Verdict(verdict.vllm_version, verdict.ruleset, (*verdict.findings, *notes))
+    return verdict
 
 
 def _note_finding(note: manifests.Note) -> Finding:
