@@ -2,7 +2,7 @@
 parallelism against the model's KV heads, and hidden-state sequence parallelism (--enable-hc-sp)."""
 
 from tools.rulepack.coverage_expr import AV, templated
-from tools.rulepack.expr import HEADS, KVH, R
+from tools.rulepack.expr import HEADS, KVH, A, R
 from tools.rulepack.expr import arg_true as T
 
 DCP = "effective.decode_context_parallel_size"
@@ -77,6 +77,20 @@ RULES = [
             f"{{{{ {TP} == 1 ? [1, {PCP}] : [1, {PCP}, {TP} * {PCP}] }}}}."
         ),
     ),
+    R(
+        "ray-nsight-requires-ray",
+        "Unable to use nsight profiling unless workers run with Ray.",
+        f"{T('ray_workers_use_nsight')} && {A('distributed_executor_backend')} && "
+        'args.distributed_executor_backend in ["mp", "uni", "external_launcher"]',
+        ["ray_workers_use_nsight", "distributed_executor_backend"],
+        [
+            "Use --distributed-executor-backend ray with --ray-workers-use-nsight",
+            "Remove --ray-workers-use-nsight",
+        ],
+        "ParallelConfig._verify_args (an explicit non-Ray executor; one vLLM picks itself is not read here).",
+        ["parallelism", "profiler"],
+        fix={"unset": ["ray_workers_use_nsight"]},
+    ),
 ]
 RULES = templated(RULES)
 
@@ -107,5 +121,9 @@ CASES = {
     "hc-sp-requires-pp-1": (
         {"enable_hc_sp": True, "tensor_parallel_size": 2, "pipeline_parallel_size": 2},
         {"enable_hc_sp": True, "tensor_parallel_size": 2},
+    ),
+    "ray-nsight-requires-ray": (
+        {"ray_workers_use_nsight": True, "distributed_executor_backend": "mp"},
+        {"ray_workers_use_nsight": True, "distributed_executor_backend": "ray"},
     ),
 }
