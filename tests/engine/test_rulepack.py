@@ -7,7 +7,10 @@ expectations:
 - ``fires``: rules that must give an error or warning finding (not "could not verify");
 - ``absent``: rules that must give no finding at all;
 - ``errors`` / ``warnings`` / ``unknown``: the exact set of rules giving error / warning / info findings;
-- ``messages``: texts that must appear among the findings' messages.
+- ``messages``: texts that must each equal one finding's message.
+
+The message of every finding a case expects (``fires``) is vLLM's text with the profile's values filled in: it
+holds no ``{self.x}``-style placeholder and no value the engine could not fill.
 
 The same files can feed the conformance harness that runs real vLLM releases.
 """
@@ -77,6 +80,11 @@ def evaluate(case: dict[str, Any], *, with_catalog: bool = False) -> Verdict:
     return ruleset().evaluate(doc, catalog=cat)
 
 
+# a placeholder of vLLM's f-string left in a message ({self.x}, {x}, {', '.join(...)}), a template slot, or a
+# value the engine could not fill
+UNFILLED = re.compile(r"\{self\.|\{[A-Za-z_][\w.]*(?:![rsa])?\}|\{'|\{[A-Za-z_][\w.]*\(|\{\{|<unknown: ")
+
+
 def by_severity(verdict: Verdict, severity: str) -> set[str]:
     return {f.rule for f in verdict.findings if f.severity == severity}
 
@@ -90,6 +98,7 @@ def test_case(rule: str, case: dict[str, Any], with_catalog: bool) -> None:
     report = [(f.rule, f.severity, f.message) for f in verdict.findings]
     for rid in case.get("fires", ()):
         assert rid in seen and seen[rid].severity in ("error", "warning"), report
+        assert not UNFILLED.search(seen[rid].message), (rid, seen[rid].message)
     for rid in case.get("absent", ()):
         assert rid not in seen, report
     for key, severity in (("errors", "error"), ("warnings", "warning"), ("unknown", "info")):
@@ -126,6 +135,13 @@ def test_pack_compiles_and_ids_are_unique() -> None:
         if rule["category"] == "vllm":
             assert rule["source"].startswith("https://github.com/vllm-project/vllm/blob/"), rule["id"]
             assert rule.get("error_class"), rule["id"]
+
+
+def test_every_message_with_placeholders_has_a_template() -> None:
+    """vLLM formats values into these messages: the rule says which (message_template), so users read them."""
+    for rule in pack()["rules"]:
+        if re.search(r"\{[^{}]*\}", rule["message"]):
+            assert rule.get("message_template"), rule["id"]
 
 
 def test_rules_with_the_same_message_have_disjoint_ranges() -> None:

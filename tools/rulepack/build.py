@@ -48,6 +48,49 @@ def lifetime(idx, rule_id, message):
     return RELEASES[ix[0]], RELEASES[ix[-1]]
 
 
+def fields_of(message):
+    """The f-string fields of a message as index.py writes them: (start, end, expression, conversion)."""
+    out, i = [], 0
+    while (start := message.find("{", i)) != -1:
+        depth, quote, j = 0, "", start
+        while j < len(message):
+            ch = message[j]
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        inner = message[start + 1 : j]
+        conv = re.search(r"!([rsa])$", inner)
+        out.append((start, j + 1, inner[: conv.start()] if conv else inner, conv.group(0) if conv else None))
+        i = j + 1
+    return out
+
+
+def message_template(rule_id, message, values):
+    """vLLM's message with each f-string field replaced by {{ CEL }} (and its conversion: {{ CEL | !r }});
+    source escapes (\\n) become the characters vLLM prints."""
+    fields = fields_of(message)
+    unknown = sorted(set(values) - {f[2] for f in fields})
+    if unknown:
+        raise SystemExit(f"{rule_id}: values for fields the message does not have: {unknown}")
+    out, pos = [], 0
+    for start, end, expr, conv in fields:
+        if expr not in values:
+            raise SystemExit(f"{rule_id}: no value for the field {{{expr}}} of its message")
+        out.append(message[pos:start].replace("\\n", "\n"))
+        out.append(f"{{{{ {values[expr]} | {conv} }}}}" if conv else f"{{{{ {values[expr]} }}}}")
+        pos = end
+    out.append(message[pos:].replace("\\n", "\n"))
+    return "".join(out)
+
+
 def fill(rule, idx, sha):
     r = dict(rule)
     if r.get("category", "vllm") != "vllm":
@@ -64,8 +107,9 @@ def fill(rule, idx, sha):
     o = [o for o in occ if o[0] == last][0]
     m = r.pop("msg_text", m)  # the text as written in vLLM's source (e.g. an f-string's {x=})
     out = {"id": r.pop("id"), "category": "vllm", "severity": r.pop("severity", "error"), "message": m}
-    if "message_template" in r:
-        out["message_template"] = r.pop("message_template")
+    values = r.pop("values", {})
+    if fields_of(m) or values:
+        out["message_template"] = message_template(out["id"], m, values)
     out["when"] = r.pop("when")
     out["versions"] = spec_for(first, last)
     for k in ("kinds", "fields", "needs", "solutions", "example_fix", "docs"):

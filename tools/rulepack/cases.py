@@ -1,6 +1,7 @@
 """Write tests/engine/rulepack_cases/<tag>.yaml (all but acceptance.yaml) from the CASES of the rule specs
 (tools/rulepack/specs/): the failing and the passing profile at each end of each rule's version range, plus
-the failing profile just outside it. Usage: python -m tools.rulepack.cases [DIR] (reads the built pack)."""
+the failing profile just outside it. Usage: python -m tools.rulepack.cases [DIR] (reads the built pack). The
+hand-written acceptance.yaml and rendered-messages.yaml are left alone."""
 
 import os
 import sys

@@ -26,7 +26,9 @@ def q(xs):  # a CEL list of strings
 
 def R(id, msg, when, fields, solutions, docs, tags, fix=None, **kw):
     """A vllm rule: `msg` is a unique substring of vLLM's message (resolved by build.py); `kw` may hold
-    kinds, needs, example_fix, msg_text, range, message_template."""
+    kinds, needs, example_fix, msg_text, range and `values`: {f-string field of vLLM's message (as written in
+    the message, without its !r conversion): CEL of the value vLLM formats there}, from which build.py writes
+    the rule's message_template."""
     d = dict(id=id, msg=msg, when=when, fields=fields, solutions=solutions, docs=docs, tags=tags, **kw)
     if fix:
         d["fix"] = fix
@@ -114,3 +116,28 @@ KVH = (
     "(has(model.config.text_config) && has(model.config.text_config.num_key_value_heads) ? "
     "model.config.text_config.num_key_value_heads : model.config.num_key_value_heads)"
 )
+
+# ------------------------------------------------------------------------------------------ message values
+
+
+def join_present(items, sep=", "):
+    """CEL for Python's `sep.join(...)` of the labels whose condition holds, in order: items are
+    (condition, label) pairs, the label being CEL that gives a string. (Core CEL has no join: the list of
+    labels is bound once with `[list].map(l, ...)[0]` and its entries concatenated.)"""
+    pairs = ", ".join(f"[{cond}, {label}]" for cond, label in items)
+    labels = f"[{pairs}].filter(p, p[0] == true).map(p, p[1])"
+    body = " + ".join(
+        f'(l.size() > {i} ? {chr(34) + sep + chr(34) + " + " if i else ""}l[{i}] : "")'
+        for i in range(len(items))
+    )
+    return f"[{labels}].map(l, {body})[0]"
+
+
+def cel_str(text):
+    """A CEL string literal holding text."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def py_tuple(values):
+    """CEL string literal of how Python prints a tuple of strings, e.g. get_args() of a Literal."""
+    return cel_str("(" + ", ".join(repr(v) for v in values) + ")")

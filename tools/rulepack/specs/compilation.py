@@ -3,6 +3,13 @@ a flag and inside a config."""
 
 from tools.rulepack.expr import CUSTOM_OPS, A, R, sub
 
+BAD_OP = '!(op in ["all", "none"]) && (size(op) < 2 || !(op.startsWith("+") || op.startsWith("-")))'
+# sorted({op[1:] for +op} & {op[1:] for -op}) joined by ", " (CEL's strings and lists extensions)
+CONFLICTING_OPS = (
+    f'sort(distinct({CUSTOM_OPS}.filter(op, op.startsWith("+") && ("-" + op.substring(1)) in {CUSTOM_OPS})'
+    '.map(op, op.substring(1)))).join(", ")'
+)
+
 RULES = [
     R(
         "attention-backend-set-twice",
@@ -43,12 +50,12 @@ RULES = [
     R(
         "custom-ops-syntax",
         "Invalid syntax '{op}' for custom op,",
-        f'{sub("compilation_config", "custom_ops")} && {CUSTOM_OPS}.exists(op, !(op in ["all", "none"]) && '
-        '(size(op) < 2 || !(op.startsWith("+") || op.startsWith("-"))))',
+        f"{sub('compilation_config', 'custom_ops')} && {CUSTOM_OPS}.exists(op, {BAD_OP})",
         ["compilation_config"],
         ["Write each custom op as 'all', 'none', '+op' or '-op'"],
         "CompilationConfig.",
         ["compilation"],
+        values={"op": f"{CUSTOM_OPS}.filter(op, {BAD_OP})[0]"},
     ),
     R(
         "custom-ops-one-base-mode",
@@ -77,6 +84,7 @@ RULES = [
         ["Keep either '+op' or '-op' for each custom op"],
         "CompilationConfig.",
         ["compilation"],
+        values={"', '.join(conflicting_ops)": CONFLICTING_OPS},
     ),
     R(
         "encoder-cudagraph-budgets-positive",
@@ -87,6 +95,9 @@ RULES = [
         ["Give positive token budgets"],
         "CompilationConfig.",
         ["compilation", "cudagraph"],
+        values={
+            "self.encoder_cudagraph_token_budgets": "args.compilation_config.encoder_cudagraph_token_budgets"
+        },
     ),
 ]
 

@@ -12,6 +12,10 @@ RULES = [
         ["Lower --data-parallel-size-local to at most --data-parallel-size"],
         "ParallelConfig: the ranks on this node cannot exceed the total number of data-parallel ranks.",
         ["parallelism", "data-parallel"],
+        values={
+            "self.data_parallel_size_local": "args.data_parallel_size_local",
+            "self.data_parallel_size": "effective.data_parallel_size",
+        },
     ),
     R(
         "external-lb-requires-dp",
@@ -51,6 +55,10 @@ RULES = [
         "--nnodes launches are implemented for the MP data-parallel backend.",
         ["data-parallel", "multi-node"],
         fix={"set": {"data_parallel_backend": "mp"}},
+        values={
+            "self.nnodes": "effective.nnodes",
+            "self.data_parallel_backend": "effective.data_parallel_backend",
+        },
     ),
     R(
         "nnodes-must-divide-world-size-0.27",
@@ -61,6 +69,13 @@ RULES = [
         ["Adjust --nnodes or the parallel sizes so that nnodes divides DP x PP x TP"],
         "World size here is DP x PP x TP.",
         ["data-parallel", "multi-node"],
+        values={
+            "self.nnodes": "effective.nnodes",
+            "world_size": (
+                "effective.data_parallel_size * effective.pipeline_parallel_size * "
+                "effective.tensor_parallel_size"
+            ),
+        },
     ),
     R(
         "nnodes-must-divide-world-size",
@@ -77,6 +92,13 @@ RULES = [
         ["Adjust --nnodes or the parallel sizes so that nnodes divides DP x PP x TP x PCP"],
         "World size here is DP x PP x TP x PCP.",
         ["data-parallel", "multi-node"],
+        values={
+            "self.nnodes": "effective.nnodes",
+            "world_size": (
+                "effective.data_parallel_size * effective.pipeline_parallel_size * "
+                "effective.tensor_parallel_size * effective.prefill_context_parallel_size"
+            ),
+        },
     ),
     R(
         "node-rank-in-range",
@@ -86,6 +108,7 @@ RULES = [
         ["Set --node-rank to this node's zero-based index, below --nnodes"],
         "Checked only for multi-node launches.",
         ["data-parallel", "multi-node"],
+        values={"self.nnodes - 1": "effective.nnodes - 1", "self.node_rank": "effective.node_rank"},
     ),
     R(
         "external-dp-requires-moe",
@@ -113,6 +136,10 @@ RULES = [
             "--node-rank). For a dense model vLLM refuses external data parallelism first."
         ),
         ["data-parallel"],
+        values={
+            "self.data_parallel_rank": "args.data_parallel_rank",
+            "self.data_parallel_size": "effective.data_parallel_size",
+        },
     ),
     R(
         "dp-external-lb-requires-rank",
@@ -149,6 +176,7 @@ RULES = [
         "EngineArgs.create_engine_config.",
         ["data-parallel"],
         fix={"unset": ["data_parallel_size_local"]},
+        values={"self.data_parallel_size_local": "args.data_parallel_size_local"},
     ),
     R(
         "dp-hybrid-lb-requires-size-local",

@@ -45,6 +45,7 @@ RULES = [
             "# before\nvllm serve model --headless --api-server-count 2\n# after\nvllm serve model --headless"
         ),
         fix={"unset": ["api_server_count"]},
+        values={"args.api_server_count": "args.api_server_count"},
     ),
     R(
         "dp-one-lb-mode-0.20",

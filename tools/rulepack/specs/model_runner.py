@@ -9,7 +9,9 @@ from tools.rulepack.expr import (
     HISPARSE,
     LOGITS_PROCS,
     PARALLEL_DRAFTING,
+    UBATCHING,
     R,
+    join_present,
     q,
     spec_field_true,
 )
@@ -97,6 +99,66 @@ V2_UNSUPPORTED_EXPR = (
     "(" + " || ".join(f"({c} && {f})" if c != "true" else f for c, f in V2_UNSUPPORTED) + ")"
 )
 
+# The names vLLM lists, in the order of each release's _get_v2_model_runner_unsupported_features() (and, from
+# 0.30.0, _get_dbo_unsupported_features() with VLLM_USE_V2_MODEL_RUNNER set): (release condition, feature,
+# CEL of the name). Only the features read from the arguments (as above) are listed.
+_NGRAMS = f'({HAS_SPEC} && {_M} in ["ngram", "ngram_gpu"])'
+V2_UNSUPPORTED_NAMES = [
+    ("vllm.minor <= 25", _PCP, '"prefill context parallelism"'),
+    ("vllm.minor >= 24", EXT_LAUNCHER_PP, '"pipeline parallelism with external_launcher"'),
+    ("vllm.minor <= 29", _NGRAMS, '"ngram/ngram_gpu speculative decoding"'),
+    (
+        "true",
+        f"{_V2_SPEC_METHOD} && !(vllm.minor <= 29 && {_NGRAMS})",
+        f'"speculative method \'" + {_M} + "\'"',
+    ),
+    (
+        "true",
+        _V2_PD,
+        'vllm.minor == 23 ? "parallel drafting for speculative decoding" : '
+        '"parallel drafting for EAGLE speculative decoding"',
+    ),
+    ("vllm.minor <= 29", _EAGLE3_PP, '"EAGLE3 with pipeline parallelism"'),
+    ("vllm.minor == 28", f"{ADAPTIVE} && {_LORA}", '"adaptive verification with LoRA"'),
+    (
+        "vllm.minor == 28",
+        f"{ADAPTIVE} && (effective.enforce_eager == true || (has(args.compilation_config) && "
+        "has(args.compilation_config.cudagraph_mode) && "
+        'string(args.compilation_config.cudagraph_mode).matches("^(?i)(0|none)$")))',
+        '"adaptive verification with enforce_eager/cudagraph_mode=none"',
+    ),
+    (
+        "vllm.minor == 28",
+        f"{ADAPTIVE} && effective.pipeline_parallel_size > 1",
+        '"adaptive verification with pipeline parallelism"',
+    ),
+    ("vllm.minor >= 32", _HETERO, '"heterogeneous-vocabulary draft models"'),
+    ("vllm.minor <= 29", _DBO, '"dual batch overlap"'),
+    ("vllm.minor >= 30", f"{UBATCHING} && {_LORA}", '"dual batch overlap with LoRA"'),
+    ("vllm.minor >= 30", f"{UBATCHING} && {HAS_SPEC}", '"dual batch overlap with speculative decoding"'),
+    (
+        "vllm.minor >= 30",
+        f"{UBATCHING} && effective.pipeline_parallel_size > 1",
+        '"dual batch overlap with pipeline parallelism"',
+    ),
+    (
+        "vllm.minor >= 30",
+        f"{UBATCHING} && (effective.decode_context_parallel_size > 1 || "
+        "effective.prefill_context_parallel_size > 1)",
+        '"dual batch overlap with context parallelism"',
+    ),
+    ("vllm.minor >= 24 && vllm.minor <= 31", _EEP, '"elastic expert parallelism"'),
+    ("vllm.minor <= 27", _ROUTED, '"routed experts capture"'),
+    ("vllm.minor <= 30", LOGITS_PROCS, '"custom logits processors"'),
+    ("vllm.minor <= 28", _PEMB, '"prompt embeds"'),
+    ("vllm.minor <= 29", _KVS, '"KV sharing fast prefill"'),
+    ("vllm.minor <= 27", _EC, '"EC transfer"'),
+    ("vllm.minor >= 30 && vllm.minor <= 31", _MAMBA_ALL, "\"mamba cache mode 'all'\""),
+]
+V2_UNSUPPORTED_LABELS = join_present(
+    [(f if c == "true" else f"{c} && {f}", name) for c, f, name in V2_UNSUPPORTED_NAMES]
+)
+
 
 # 0.28.0+: _verify_sampling_replay_config() runs earlier in __post_init__; where it refuses (speculative
 # decoding until 0.31, custom logits processors, logprobs_mode), vLLM never reaches the V2 check.
@@ -171,6 +233,7 @@ RULES = [
             "# after\nvllm serve model --speculative-config "
             '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\''
         ),
+        values={"', '.join(unsupported)": V2_UNSUPPORTED_LABELS},
     ),
 ]
 

@@ -81,6 +81,10 @@ RULES = [
         ["Use tensor or data parallelism greater than 1", "Drop --enable-eplb"],
         "With a single rank there is nothing to balance.",
         ["moe", "eplb"],
+        values={
+            "self.tensor_parallel_size": "effective.tensor_parallel_size",
+            "self.data_parallel_size": "effective.data_parallel_size",
+        },
     ),
     R(
         "eplb-requires-parallelism",
@@ -94,6 +98,11 @@ RULES = [
         ["Use tensor, prefill-context or data parallelism greater than 1", "Drop --enable-eplb"],
         "With a single rank there is nothing to balance (0.26.0 also counts prefill context parallelism).",
         ["moe", "eplb"],
+        values={
+            "self.tensor_parallel_size": "effective.tensor_parallel_size",
+            "self.prefill_context_parallel_size": "effective.prefill_context_parallel_size",
+            "self.data_parallel_size": "effective.data_parallel_size",
+        },
     ),
     R(
         "redundant-experts-require-eplb",
@@ -103,6 +112,7 @@ RULES = [
         ["Add --enable-eplb", "Remove eplb_config.num_redundant_experts"],
         "Redundant experts are an EPLB feature.",
         ["moe", "eplb"],
+        values={"self.eplb_config.num_redundant_experts": "args.eplb_config.num_redundant_experts"},
     ),
     R(
         "elastic-ep-requires-eplb",
@@ -122,6 +132,7 @@ RULES = [
         ["Set pipeline_parallel_size to 1", "Drop --enable-elastic-ep"],
         "Elastic EP scales data-parallel ranks only.",
         ["moe", "elastic-ep"],
+        values={"self.pipeline_parallel_size": "effective.pipeline_parallel_size"},
     ),
     R(
         "elastic-ep-vs-external-or-hybrid-lb",
@@ -161,6 +172,7 @@ RULES = [
         ["Set --elastic-ep-max-dp-size to at least --data-parallel-size"],
         "The elastic maximum cannot be below the initial data-parallel size.",
         ["moe", "elastic-ep"],
+        values={"self.data_parallel_size": "effective.data_parallel_size"},
     ),
     R(
         "expert-parallel-requires-moe",
@@ -206,6 +218,7 @@ RULES = [
         "EPLBConfig validator; use_async defaults to true.",
         ["moe", "eplb"],
         fix={"unset": ["eplb_config.communicator"]},
+        values={"self.communicator": "args.eplb_config.communicator"},
     ),
 ]
 

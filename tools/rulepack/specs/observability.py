@@ -1,7 +1,24 @@
 """ProfilerConfig and tracing."""
 
-from tools.rulepack.expr import PC, PROF, A, R, sub, subv
+from tools.rulepack.expr import PC, PROF, A, R, join_present, sub, subv
 from tools.rulepack.profiles import PP, PT, pc
+
+# ProfilerConfig: the proton_* options set to something other than their default, in vLLM's order
+PROTON_OPTIONS = join_present(
+    [
+        (f'{subv(PC, "proton_profiler_dir", chr(34) * 2)} != ""', '"proton_profiler_dir"'),
+        (f'{subv(PC, "proton_context", chr(34) + "shadow" + chr(34))} != "shadow"', '"proton_context"'),
+        (f'{subv(PC, "proton_data", chr(34) + "tree" + chr(34))} != "tree"', '"proton_data"'),
+        (sub(PC, "proton_backend"), '"proton_backend"'),
+        (sub(PC, "proton_mode"), '"proton_mode"'),
+        (sub(PC, "proton_hook"), '"proton_hook"'),
+        (sub(PC, "proton_output_format"), '"proton_output_format"'),
+        (
+            f"vllm.minor >= 30 && {subv(PC, 'proton_graph_attribution', 'false')} != false",
+            '"proton_graph_attribution"',
+        ),
+    ]
+)
 
 RULES = [
     R(
@@ -71,6 +88,7 @@ RULES = [
             '--profiler-config \'{"profiler": "proton", "proton_profiler_dir": "/tmp/proton"}\''
         ),
         fix={"set": {"profiler_config.profiler": "proton"}},
+        values={"options": PROTON_OPTIONS},
     ),
     R(
         "profiler-chrome-trace-requires-trace-data",

@@ -42,6 +42,10 @@ RULES = [
         "Decode context parallel groups are carved out of the tensor parallel group. (vLLM's message lacks a "
         "space: 'bydcp_size'.)",
         ["parallelism"],
+        values={
+            "self.tensor_parallel_size": "effective.tensor_parallel_size",
+            "self.decode_context_parallel_size": "effective.decode_context_parallel_size",
+        },
     ),
     R(
         "tp-divisible-by-dcp",
@@ -52,6 +56,7 @@ RULES = [
         ["Choose a decode_context_parallel_size that divides tensor_parallel_size"],
         "Decode context parallel groups are carved out of the tensor parallel group (checked when PCP is 1).",
         ["parallelism"],
+        values={"tp": "effective.tensor_parallel_size", "dcp": "effective.decode_context_parallel_size"},
     ),
     R(
         "numa-bind-lists-require-numa-bind",
@@ -79,6 +84,7 @@ RULES = [
         ),
         ["parallelism", "model"],
         needs=["model.config"],
+        values={"total_num_attention_heads": HEADS, "tensor_parallel_size": "effective.tensor_parallel_size"},
     ),
     R(
         "dbo-thresholds-cover-microbatches",
@@ -106,6 +112,7 @@ RULES = [
             "are 32 / 512."
         ),
         ["parallelism", "dbo"],
+        values={"self.num_ubatches": "effective.enable_dbo == true ? 2 : effective.ubatch_size"},
     ),
     R(
         "dcp-a2a-requires-dcp",
@@ -181,6 +188,13 @@ RULES = [
             "\\n- ray, set '--distributed-executor-backend ray'."
             "\\n- multiprocessing, set '--nnodes' appropriately."
         ),
+        values={
+            "self.world_size": (
+                "effective.pipeline_parallel_size * effective.tensor_parallel_size * "
+                "effective.prefill_context_parallel_size"
+            ),
+            "gpu_count": "hardware.gpus_per_node",
+        },
     ),
     R(
         "dcp-gqa-requires-tp-above-kv-heads",
@@ -205,6 +219,7 @@ RULES = [
         ["parallelism", "model"],
         needs=["model.config"],
         fix={"unset": ["decode_context_parallel_size"]},
+        values={"tensor_parallel_size": "effective.tensor_parallel_size", "total_num_kv_heads": KVH},
     ),
 ]
 

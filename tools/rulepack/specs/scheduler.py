@@ -1,6 +1,6 @@
 """SchedulerConfig, the model's maximum length, LoRAConfig."""
 
-from tools.rulepack.expr import A, R, arg_true
+from tools.rulepack.expr import A, R, arg_true, cel_str
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
 # _get_and_verify_max_len (vllm/config/model.py) with the base convertor's derive_max_model_len_and_key:
@@ -28,6 +28,20 @@ _SIMPLE_LEN = (
     f'(has({_MC}.rope_scaling.rope_type) && {_MC}.rope_scaling.rope_type == "llama3"))'
 )
 
+# The text vLLM formats into {msg} and {warning} (the same in 0.20.0-0.34.0): in the simple case the derived
+# length is max_position_embeddings and the config has no model_max_length.
+LONG_LEN_MSG = (
+    '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
+    'max_model_len (max_position_embeddings=" + string(model.config.max_position_embeddings) + '
+    '" or model_max_length=None in model\'s config.json)."'
+)
+LONG_LEN_WARNING = (
+    "VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position "
+    "encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute "
+    "position encoding, positions exceeding derived_max_model_len will cause a CUDA array out-of-bounds "
+    "error."
+)
+
 RULES = [
     R(
         "max-batched-tokens-ge-max-num-seqs",
@@ -40,6 +54,10 @@ RULES = [
         ["Raise --max-num-batched-tokens to at least --max-num-seqs", "Lower --max-num-seqs"],
         "Every scheduled sequence needs at least one token of the batch budget.",
         ["scheduler"],
+        values={
+            "self.max_num_batched_tokens": "effective.max_num_batched_tokens",
+            "self.max_num_seqs": "effective.max_num_seqs",
+        },
     ),
     R(
         "max-num-active-seqs-le-max-num-seqs",
@@ -49,6 +67,10 @@ RULES = [
         ["Lower --max-num-active-seqs to at most --max-num-seqs"],
         "SchedulerConfig (explicitly set max_num_seqs only; its default depends on the hardware).",
         ["scheduler"],
+        values={
+            "self.max_num_active_seqs": "effective.max_num_active_seqs",
+            "self.max_num_seqs": "effective.max_num_seqs",
+        },
     ),
     R(
         "partial-prefills-require-chunked-prefill",
@@ -74,6 +96,7 @@ RULES = [
         ["Raise --max-cpu-loras to at least --max-loras"],
         "LoRAConfig: the CPU LoRA cache must hold every GPU-resident adapter.",
         ["lora"],
+        values={"self.max_cpu_loras": "args.max_cpu_loras", "self.max_loras": "effective.max_loras"},
     ),
     R(
         "max-batched-tokens-below-max-model-len",
@@ -91,6 +114,10 @@ RULES = [
             "max_model_len)."
         ),
         ["scheduler"],
+        values={
+            "self.max_num_batched_tokens": "effective.max_num_batched_tokens",
+            "max_model_len": "effective.max_model_len",
+        },
     ),
     R(
         "long-prefill-threshold-gt-max-model-len",
@@ -101,6 +128,10 @@ RULES = [
         ["Lower --long-prefill-token-threshold to at most --max-model-len"],
         "SchedulerConfig (checked here for an explicit max_model_len).",
         ["scheduler"],
+        values={
+            "self.long_prefill_token_threshold": "effective.long_prefill_token_threshold",
+            "max_model_len": "effective.max_model_len",
+        },
     ),
     R(
         "max-model-len-above-derived",
@@ -131,6 +162,7 @@ RULES = [
         ["scheduler", "model"],
         needs=["model.config"],
         fix={"unset": ["max_model_len"]},
+        values={"msg": LONG_LEN_MSG, "warning": cel_str(LONG_LEN_WARNING)},
     ),
 ]
 

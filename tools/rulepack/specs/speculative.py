@@ -22,6 +22,25 @@ from tools.rulepack.expr import (
 )
 from tools.rulepack.profiles import ADAPT, NGRAM, SPEC_EAGLE, SYN_ARGS, m, sp
 
+# EngineArgs.create_speculative_config: the first shorthand (in this order) whose key the JSON also has
+_SHORTHANDS = [
+    ("spec_method", "method", "--spec-method"),
+    ("spec_model", "model", "--spec-model"),
+    ("spec_tokens", "num_speculative_tokens", "--spec-tokens"),
+]
+
+
+def _shorthand_conflict(pick):
+    *firsts, last = _SHORTHANDS
+    expr = f'"{last[pick]}"'
+    for arg, key, flag in reversed(firsts):
+        expr = f'({A(arg)} && {sub("speculative_config", key)}) ? "{(arg, key, flag)[pick]}" : {expr}'
+    return expr
+
+
+# list[float] fields: pydantic turns 1 into 1.0, and vLLM prints the list
+RATES_AS_FLOATS = f"{RATES}.map(r, double(r))"
+
 RULES = [
     R(
         "per-request-spec-decode-metrics-requires-spec",
@@ -148,6 +167,7 @@ RULES = [
         ["Set num_speculative_tokens to 1 or more", "Remove --speculative-config"],
         "SpeculativeConfig needs at least one speculative token.",
         ["speculative-decoding"],
+        values={"self.num_speculative_tokens": f"{SC}.num_speculative_tokens"},
     ),
     R(
         "spec-shorthand-conflict",
@@ -163,6 +183,10 @@ RULES = [
             "JSON key)."
         ),
         ["speculative-decoding", "arguments"],
+        values={
+            "flag": _shorthand_conflict(2),
+            "key": _shorthand_conflict(1),
+        },
     ),
     R(
         "spec-synthetic-needs-rates-or-length",
@@ -200,6 +224,7 @@ RULES = [
             '--speculative-config \'{..., "num_speculative_tokens": 3, "rejection_sample_method": '
             '"synthetic", "synthetic_acceptance_rates": [0.9, 0.8, 0.7]}\''
         ),
+        values={"n": f"{SC}.num_speculative_tokens", "rates": RATES_AS_FLOATS},
     ),
     R(
         "spec-synthetic-rates-in-unit-interval",
@@ -214,6 +239,7 @@ RULES = [
             '# before\n"synthetic_acceptance_rates": [1.2, 0.8, 0.5]\n# after\n'
             '"synthetic_acceptance_rates": [0.95, 0.8, 0.5]'
         ),
+        values={"rates": RATES_AS_FLOATS},
     ),
     R(
         "spec-synthetic-rates-non-increasing",
@@ -235,6 +261,7 @@ RULES = [
             '# before\n"synthetic_acceptance_rates": [0.7, 0.8, 0.5]\n# after\n'
             '"synthetic_acceptance_rates": [0.8, 0.7, 0.5]'
         ),
+        values={"rates": RATES_AS_FLOATS},
     ),
     R(
         "spec-synthetic-length-range",
@@ -250,6 +277,10 @@ RULES = [
             '# before\n"num_speculative_tokens": 3, "synthetic_acceptance_length": 5\n# after\n'
             '"num_speculative_tokens": 3, "synthetic_acceptance_length": 3.5'
         ),
+        values={
+            "n + 1": f"{SC}.num_speculative_tokens + 1",
+            "length": f"double({SC}.synthetic_acceptance_length)",
+        },
     ),
     R(
         "spec-synthetic-options-need-synthetic",
@@ -292,6 +323,10 @@ RULES = [
             '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 2, '
             '"prompt_lookup_max": 5}\''
         ),
+        values={
+            "self.prompt_lookup_min": f"{SC}.prompt_lookup_min",
+            "self.prompt_lookup_max": f"{SC}.prompt_lookup_max",
+        },
     ),
     R(
         "spec-tokens-without-model",

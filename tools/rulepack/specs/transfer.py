@@ -1,6 +1,10 @@
 """KV-cache and encoder-cache transfer (KVTransferConfig, ECTransferConfig)."""
 
-from tools.rulepack.expr import R, sub
+from tools.rulepack.expr import R, py_tuple, sub
+
+# get_args(KVRole) / get_args(ECRole): the union of the producer and consumer literals, as Python prints it
+KV_ROLES = py_tuple(["kv_producer", "kv_both", "kv_consumer"])
+EC_ROLES = py_tuple(["ec_producer", "ec_both", "ec_consumer"])
 
 RULES = [
     R(
@@ -11,6 +15,7 @@ RULES = [
         ["Set kv_role (kv_producer, kv_consumer or kv_both) in --kv-transfer-config"],
         "KVTransferConfig.",
         ["kv-transfer"],
+        values={"get_args(KVRole)": KV_ROLES},
     ),
     R(
         "kv-role-unsupported",
@@ -21,6 +26,7 @@ RULES = [
         ["Use kv_role kv_producer, kv_consumer or kv_both"],
         "KVTransferConfig.",
         ["kv-transfer"],
+        values={"self.kv_role": "args.kv_transfer_config.kv_role", "get_args(KVRole)": KV_ROLES},
     ),
     R(
         "ec-connector-requires-ec-role",
@@ -30,6 +36,7 @@ RULES = [
         ["Set ec_role (ec_producer, ec_consumer or ec_both) in --ec-transfer-config"],
         "ECTransferConfig (encoder-cache transfer for disaggregated encoders).",
         ["ec-transfer"],
+        values={"get_args(ECRole)": EC_ROLES},
     ),
     R(
         "ec-role-unsupported",
@@ -42,6 +49,7 @@ RULES = [
         ["Use ec_role ec_producer, ec_consumer or ec_both"],
         "ECTransferConfig (ECRole is the union of the producer and consumer literals).",
         ["ec-transfer"],
+        values={"self.ec_role": "args.ec_transfer_config.ec_role", "get_args(ECRole)": EC_ROLES},
     ),
 ]
 
