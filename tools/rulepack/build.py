@@ -98,6 +98,7 @@ def fill(rule, idx, sha):
     m = resolve(idx, r.pop("msg"))
     occ = idx[m]
     first, last = lifetime(idx, r["id"], m)
+    r.pop("narrowed", None)  # why the range is narrower than the message's lifetime (for cases.py)
     if "range" in r:  # narrower range (the condition changed while the text did not); None = the text's end
         lo, hi = r.pop("range")
         lo, hi = lo or first, hi or last

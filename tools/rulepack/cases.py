@@ -54,6 +54,7 @@ def rule_cases(rule, bad, good):
 
 def case_groups(pack):
     table = specs.all_cases()
+    narrowed = {r["id"]: r["narrowed"] for r in specs.all_rules() if r.get("narrowed")}
     missing = [r["id"] for r in pack["rules"] if r["id"] not in table]
     if missing:
         raise SystemExit(f"rules without CASES: {missing}")
@@ -61,7 +62,10 @@ def case_groups(pack):
     for rule in pack["rules"]:
         bad, good = table[rule["id"]]
         grp = rule["category"] if rule["category"] == "policy" else (rule.get("tags") or ["misc"])[0]
-        groups.setdefault(grp, []).append({"rule": rule["id"], "cases": rule_cases(rule, bad, good)})
+        item = {"rule": rule["id"], "cases": rule_cases(rule, bad, good)}
+        if rule["id"] in narrowed:  # the neighbours of the range raise the same text for another condition
+            item = {"rule": rule["id"], "narrowed": narrowed[rule["id"]], "cases": item["cases"]}
+        groups.setdefault(grp, []).append(item)
     return groups
 
 

@@ -1,5 +1,6 @@
 """Index every raise with a literal (or locally assigned) message in vLLM's config, arg_utils and serve
-entrypoint sources, per release: {message: [[release, file, line, exception class], ...]}.
+entrypoint sources (and the platform's check of the environment), per release:
+{message: [[release, file, line, exception class], ...]}.
 Usage: python -m tools.rulepack.index (writes RULEPACK_INDEX; build.py runs it when the index is missing)."""
 
 import ast
@@ -38,6 +39,7 @@ def files_for(v):
         "vllm/entrypoints/launchers/cli_args.py",
         "vllm/entrypoints/common/cli_args.py",
         "vllm/entrypoints/cli/serve.py",
+        "vllm/platforms/interface.py",  # Platform.validate_environ: the start-up check of VLLM_* variables
     ]:
         if os.path.exists(base + p):
             out.append(p)

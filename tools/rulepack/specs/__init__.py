@@ -53,6 +53,7 @@ TOPICS = (
 )
 
 ORDER = [
+    "mrv2-env-var-removed",
     "sampling-replay-requires-mrv2",
     "sampling-replay-no-speculative",
     "sampling-replay-adaptive-verification",

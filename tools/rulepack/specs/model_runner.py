@@ -238,7 +238,28 @@ RULES = [
 ]
 
 _EAGLE_PD = {"method": "eagle", "model": "org/eagle-draft", "num_speculative_tokens": 3}
+RULES += [
+    R(
+        "mrv2-env-var-removed",
+        "is no longer supported: Model Runner V1 has been removed. Unset this variable.",
+        f'has({ENV_V2}) && {ENV_V2} != "1"',
+        ["env.VLLM_USE_V2_MODEL_RUNNER"],
+        ["Unset VLLM_USE_V2_MODEL_RUNNER (0.34.0 has only Model Runner V2)"],
+        (
+            "Platform.validate_environ, the first check `vllm serve` runs: from 0.34.0 Model Runner V1 "
+            "is gone, and VLLM_USE_V2_MODEL_RUNNER set to anything but 1 is refused (1 only draws a "
+            "warning that it is redundant)."
+        ),
+        ["model-runner-v2", "environment"],
+        values={"value": ENV_V2},
+    ),
+]
+
 CASES = {
+    "mrv2-env-var-removed": (
+        dict(args={}, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
+        dict(args={}, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),
+    ),
     "hisparse-requires-mrv2": (
         dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
         dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),

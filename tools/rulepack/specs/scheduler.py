@@ -177,7 +177,34 @@ _LLAMA31 = {
         "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192},
     },
 }
+RULES += [
+    R(
+        "max-model-len-positive",
+        "max_model_len must be a positive integer, got",
+        (
+            f"{A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len < 1 && "
+            "args.max_model_len != -1"
+        ),
+        ["max_model_len"],
+        [
+            "Give --max-model-len a positive number of tokens",
+            "Leave it unset (or -1) for the model's maximum",
+        ],
+        (
+            "ModelConfig's validator after __post_init__: max_model_len must be a positive int (-1 and "
+            "unset mean the length derived from the model). 0.20.0-0.22.1 raise the same text only for a "
+            "value that is not an int."
+        ),
+        ["scheduler"],
+        range=["0.23.0", None],
+        narrowed="0.20.0-0.22.1 raise this text only when max_model_len is not an int; 0 or -5 pass there",
+        fix={"unset": ["max_model_len"]},
+        values={"type(self.max_model_len).__name__": '"int"', "self.max_model_len": "args.max_model_len"},
+    ),
+]
+
 CASES = {
+    "max-model-len-positive": ({"max_model_len": 0}, {"max_model_len": 2048}),
     "max-batched-tokens-ge-max-num-seqs": (
         {"max_num_batched_tokens": 128, "max_num_seqs": 256},
         {"max_num_batched_tokens": 8192, "max_num_seqs": 256},
