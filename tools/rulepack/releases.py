@@ -11,7 +11,10 @@ REPO = TOOLS.parents[1]
 PACK = REPO / "validation" / "rulepacks" / "builtin.yaml"
 CASES = REPO / "tests" / "engine" / "rulepack_cases"
 CATALOGS = REPO / "validation" / "catalogs"
-VLLM_SRC = Path(os.environ.get("VLLM_SRC", "/work/vllm-src/src"))
+# the same cache as the tests' (tests/vllm_sources.py fills it: python -m tests.vllm_sources --all)
+VLLM_SRC = Path(
+    os.environ.get("VLLM_SRC") or os.environ.get("VLLM_PROFILES_WHEELS") or "~/.cache/vllm-profiles/wheels"
+).expanduser()
 INDEX = Path(
     os.environ.get("RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / "vllm-rulepack-index.json")
 )

@@ -15,6 +15,7 @@ from typing import Any
 
 import cel
 import yaml
+from cel.stdlib import STDLIB_FUNCTIONS, add_stdlib_to_context
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
@@ -165,6 +166,7 @@ def _first_line_error(text: str) -> str:
     return text.split("ERROR: ", 1)[-1].strip()
 
 
+_EXTENSION_CALL = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in STDLIB_FUNCTIONS) + r")\s*\(")
 _DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
 # The maps a rule reads, and the key paths of each that can be pruned to what the rules name.
 NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm", "derived", "values")
@@ -244,6 +246,11 @@ class CompiledRule:
             return self.message, None
         if cel_context is None:
             return self.message, "the values were not filled in"
+        if variables is not None and _EXTENSION_CALL.search(self.template.source):
+            # CEL's strings and lists extensions (join, substring, sort ...), as Kubernetes offers them to
+            # messageExpression: registered only for the templates that call them
+            cel_context = cel.Context(variables=dict(variables))
+            add_stdlib_to_context(cel_context)
         text, failed = self.template.render_partial(cel_context, variables)
         if not failed:
             return text, None
