@@ -40,6 +40,8 @@ def files_for(v):
         "vllm/entrypoints/common/cli_args.py",
         "vllm/entrypoints/cli/serve.py",
         "vllm/platforms/interface.py",  # Platform.validate_environ: the start-up check of VLLM_* variables
+        # 0.34.0: SpeculativeConfig's per-method checks moved into the speculators' configs
+        "vllm/v1/worker/gpu/spec_decode/speculator_config.py",
     ]:
         if os.path.exists(base + p):
             out.append(p)

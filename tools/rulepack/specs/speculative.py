@@ -350,6 +350,7 @@ RULES = [
             '--speculative-config \'{"method": "eagle3", "model": "org/eagle3-draft", '
             '"num_speculative_tokens": 3}\''
         ),
+        range=[None, "0.33.0"],
     ),
     R(
         "spec-custom-class-requires-model",
@@ -454,7 +455,43 @@ RULES += [
     ),
 ]
 
+RULES += [
+    R(
+        "spec-tokens-without-model-0.34",
+        "num_speculative_tokens was provided but without speculative model.",
+        (
+            f"{sub('speculative_config', 'num_speculative_tokens')} && "
+            f"!{sub('speculative_config', 'model')} && "
+            f'(!{SPEC_M} || {SC}.method in ["draft_model", "eagle", "eagle3", "dflash"])'
+        ),
+        ["speculative_config"],
+        [
+            'Add the draft / EAGLE / DFlash model to --speculative-config ("model": "org/draft")',
+            "Use a method that needs no model (ngram, ngram_gpu, suffix, mtp, dspark)",
+        ],
+        (
+            "0.34.0 moved the check into the speculators' configs "
+            "(DraftModelSpeculatorConfig.default_model): without a method vLLM assumes a draft model; "
+            "draft-model, EAGLE, EAGLE-3 and DFlash drafts need the model that proposes the tokens (MTP and "
+            "DSpark derive it from the target; ngram, ngram_gpu, "
+            "suffix and extract_hidden_states need none)."
+        ),
+        ["speculative-decoding"],
+        range=["0.34.0", None],
+    ),
+]
+
 CASES = {
+    "spec-tokens-without-model-0.34": (
+        {"speculative_config": {"method": "dflash", "num_speculative_tokens": 3}},
+        {
+            "speculative_config": {
+                "method": "dflash",
+                "model": "org/dflash-draft",
+                "num_speculative_tokens": 3,
+            }
+        },
+    ),
     "spec-method-unknown": (
         {"speculative_config": {"method": "medusa", "model": "org/medusa-head", "num_speculative_tokens": 3}},
         {
