@@ -109,7 +109,11 @@ def fill(rule, idx, sha):
     m = r.pop("msg_text", m)  # the text as written in vLLM's source (e.g. an f-string's {x=})
     out = {"id": r.pop("id"), "category": "vllm", "severity": r.pop("severity", "error"), "message": m}
     values = r.pop("values", {})
-    if fields_of(m) or values:
+    if "message_template" in r:  # written out by hand
+        if values:
+            raise SystemExit(f"{out['id']}: give either values or message_template, not both")
+        out["message_template"] = r.pop("message_template")
+    elif fields_of(m) or values:
         out["message_template"] = message_template(out["id"], m, values)
     out["when"] = r.pop("when")
     out["versions"] = spec_for(first, last)
