@@ -223,30 +223,7 @@ RULES = [
     ),
 ]
 
-RULES += [
-    R(
-        "numa-bind-lists-vs-numa-bind-false",
-        "NUMA binding lists cannot be combined with numa_bind=False.",
-        (
-            f"({A('numa_bind_nodes')} || {A('numa_bind_cpus')}) && has(args.numa_bind) && "
-            "args.numa_bind == false"
-        ),
-        ["numa_bind", "numa_bind_nodes", "numa_bind_cpus"],
-        [
-            "Remove --numa-bind false (the lists turn NUMA binding on)",
-            "Remove --numa-bind-nodes / --numa-bind-cpus",
-        ],
-        "ParallelConfig (0.34.0): NUMA node/CPU lists turn NUMA binding on, unless it is explicitly off.",
-        ["numa"],
-        fix={"unset": ["numa_bind"]},
-    ),
-]
-
 CASES = {
-    "numa-bind-lists-vs-numa-bind-false": (
-        {"numa_bind": False, "numa_bind_nodes": [0, 1]},
-        {"numa_bind_nodes": [0, 1]},
-    ),
     "hisparse-no-pipeline-parallel": (
         m(HIS, {"pipeline_parallel_size": 2}),
         m(HIS, {"tensor_parallel_size": 2}),
