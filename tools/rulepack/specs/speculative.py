@@ -17,7 +17,6 @@ from tools.rulepack.expr import (
     A,
     R,
     arg_true,
-    q,
     spec_field_true,
     sub,
 )
@@ -419,41 +418,6 @@ RULES = [
     ),
 ]
 
-# sorted(get_args(SpeculativeMethod)) of 0.34.0 (vllm/config/speculative.py): the built-in methods; with no
-# plugin installed no custom method is registered. A literal until the catalogs carry each release's value
-# sets.
-SPEC_METHODS_0_34 = sorted(
-    """
-    bailing_hybrid_mtp bailing_hybrid_v3_mtp deepseek_mtp dflash dots3_note_mtp draft_model dspark eagle
-    eagle3 ernie_mtp exaone4_5_mtp exaone_moe_mtp extract_hidden_states gemma4_mtp glm4_moe_lite_mtp
-    glm4_moe_mtp glm5_next_mtp glm_ocr_mtp hy_v3_mtp hy_v4_mtp inkling_mtp kimi_k3_mtp longcat_flash_mtp
-    mimo_mtp mimo_v2_mtp minimax_m3_mtp mtp nemotron3_5_transcribe_mtp nemotron_h_mtp ngram ngram_gpu
-    pangu_ultra_moe_mtp qwen3_5_mtp qwen3_next_mtp qwen4_exp_mtp step3p5_mtp step5_mtp suffix
-    """.split()
-)
-RULES += [
-    R(
-        "spec-method-unknown",
-        "Unknown speculative method {value!r}. Built-in methods:",
-        f"{SPEC_M} && type({SC}.method) == string && !({SC}.method in {q(SPEC_METHODS_0_34)})",
-        ["speculative_config"],
-        [
-            "Use a built-in speculative method (e.g. eagle3, mtp, ngram_gpu, draft_model, dflash, dspark)",
-            "Install the plugin that registers the custom method",
-        ],
-        (
-            "SpeculativeConfig's method validator (0.34.0): speculative methods became a registry; a method "
-            "that is neither built in nor registered by a plugin is refused. 0.34.0 dropped medusa, "
-            "mlp_speculator, custom_class and the '[ngram]' spelling. No plugin is assumed to be installed."
-        ),
-        ["speculative-decoding"],
-        values={
-            "value": f"{SC}.method",
-            "sorted(get_args(SpeculativeMethod))": q(SPEC_METHODS_0_34),
-            "registered": "[]",
-        },
-    ),
-]
 
 RULES += [
     R(
@@ -488,16 +452,6 @@ CASES = {
             "speculative_config": {
                 "method": "dflash",
                 "model": "org/dflash-draft",
-                "num_speculative_tokens": 3,
-            }
-        },
-    ),
-    "spec-method-unknown": (
-        {"speculative_config": {"method": "medusa", "model": "org/medusa-head", "num_speculative_tokens": 3}},
-        {
-            "speculative_config": {
-                "method": "eagle3",
-                "model": "org/eagle3-draft",
                 "num_speculative_tokens": 3,
             }
         },
