@@ -383,6 +383,16 @@ def test_enum_keys_inside_compilation_config():
     assert "'sometimes'" in cudagraph.message and "FULL_AND_PIECEWISE" in cudagraph.message
 
 
+def test_optimization_level_takes_the_enum_values_not_their_names():
+    c = catalog("0.34.0")
+    for good in ("2", 3):
+        assert check_catalog({"optimization_level": good}, c) == [], good
+    for bad in ("O2", "9"):
+        assert only(check_catalog({"optimization_level": bad}, c)).message == (
+            "--optimization-level: Input should be 0, 1, 2 or 3"
+        )
+
+
 def test_no_message_keeps_a_placeholder():
     c = catalog("0.34.0")
     bad = {

@@ -385,7 +385,9 @@ def value_set_problem(
     text = str(value)
     probe = text.upper() if check.get("case") == "upper" else text
     members = entry.get("members") or {}
-    accepted = {str(v) for v in entry.get("values") or ()} | set(check.get("also") or ())
+    accepted = set(check.get("also") or ())
+    if not members or check.get("case"):  # an enum vLLM looks up by name (upper-cased), or a list of names
+        accepted |= {str(v) for v in entry.get("values") or ()}
     if probe in accepted or (not isinstance(value, float) and text in {str(v) for v in members.values()}):
         return None
     message = check.get("message")
