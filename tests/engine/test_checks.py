@@ -436,3 +436,16 @@ def test_rules_read_the_release_value_sets_as_values():
         "spec-method-unknown"
     ]
     assert ruleset.evaluate(doc("eagle3"), catalog=catalog("0.34.0")).findings == ()
+
+
+def test_a_rule_and_a_value_check_quoting_the_same_refusal_give_one_finding():
+    from validation.engine.lint import build_document, validate
+    from validation.engine.rules import compile_ruleset, load_pack
+
+    pack = load_pack(CATALOGS.parent / "rulepacks" / "builtin.yaml")
+    ruleset = compile_ruleset(pack)
+    doc = build_document(
+        kind="serving", version="0.34.0", model_name="m", args={"speculative_config": {"method": "eagle9"}}
+    )
+    messages = [f.message for f in validate(doc, ruleset=ruleset, catalog=catalog("0.34.0")).findings]
+    assert sum(m.startswith("Unknown speculative method 'eagle9'") for m in messages) == 1, messages

@@ -59,7 +59,11 @@ def validate(
     verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids)
     findings: list[Finding] = list(verdict.findings)
     if catalog is not None:
+        # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
+        said = {f.message for f in findings if not f.waived}
         for finding in check_catalog(doc.get("args") or {}, catalog, history=history):
+            if finding.message in said:
+                continue
             if finding.rule in waived_ids:
                 finding = Finding(**{**finding.__dict__, "waived": True})
             findings.append(finding)
