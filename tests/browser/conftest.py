@@ -94,7 +94,7 @@ def screenshot():
 
     def take(page, name: str) -> Path:
         path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=True, timeout=90_000)  # long pages on a loaded machine
         return path
 
     return take
