@@ -440,12 +440,12 @@ def test_rules_read_the_release_value_sets_as_values():
 
 def test_a_rule_and_a_value_check_quoting_the_same_refusal_give_one_finding():
     from validation.engine.lint import build_document, validate
-    from validation.engine.rules import compile_ruleset, load_pack
+    from validation.engine.rules import compile_ruleset
 
-    pack = load_pack(CATALOGS.parent / "rulepacks" / "builtin.yaml")
-    ruleset = compile_ruleset(pack)
-    doc = build_document(
-        kind="serving", version="0.34.0", model_name="m", args={"speculative_config": {"method": "eagle9"}}
-    )
-    messages = [f.message for f in validate(doc, ruleset=ruleset, catalog=catalog("0.34.0")).findings]
-    assert sum(m.startswith("Unknown speculative method 'eagle9'") for m in messages) == 1, messages
+    args = {"kv_cache_dtype": "fp9"}
+    said = only(check_catalog(args, catalog("0.33.0"))).message
+    rule = {"id": "kv-dtype", "category": "vllm", "severity": "error", "message": said}
+    ruleset = compile_ruleset({"pack": "t", "rules": [{**rule, "when": 'args.kv_cache_dtype == "fp9"'}]})
+    doc = build_document(kind="serving", version="0.33.0", model_name="m", args=args)
+    findings = validate(doc, ruleset=ruleset, catalog=catalog("0.33.0")).findings
+    assert [(f.rule, f.message) for f in findings] == [("kv-dtype", said)]
