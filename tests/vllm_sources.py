@@ -10,7 +10,7 @@ then only the ``vllm/**/*.py`` files are extracted, once, beside the wheel::
 
 Each step writes into a private temporary directory of the same file system and renames the result into place,
 so two runs that race both end with a complete wheel and a complete ``vllm/`` tree and never see half of one.
-The layout is the one the rule-pack tools expect (``VLLM_SRC=<cache> python -m tools.rulepack...``).
+The rule-pack tools (``python -m tools.rulepack...``) read the same cache.
 
 From the command line, to warm the cache before a run or for the tools::
 
