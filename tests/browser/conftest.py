@@ -34,7 +34,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-TIMEOUT_MS = 15_000
+TIMEOUT_MS = 30_000
 
 # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still synchronous.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -45,6 +45,9 @@ def playwright_driver():
     sync_api = pytest.importorskip("playwright.sync_api")
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: run scripts/ensure-chromium.sh")
+    # Assertions wait as long as actions do (Playwright's own default is 5 s): pages over hundreds of rules
+    # on a loaded two-core machine can take longer than that to settle.
+    sync_api.expect.set_options(timeout=TIMEOUT_MS)
     with sync_api.sync_playwright() as driver:
         yield driver
 

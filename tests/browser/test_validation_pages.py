@@ -81,7 +81,7 @@ def test_draft_impact_publish_and_live_progress(staff_page, staff, team, screens
 
     # The worker's part, in this process; the page polls the fragment until it says done.
     recheck_run_inline(recheck.pk)
-    expect(progress).to_have_attribute("data-state", "done", timeout=10_000)
+    expect(progress).to_have_attribute("data-state", "done", timeout=60_000)
     expect(progress).to_contain_text("4 / 4")
     expect(progress).to_contain_text("3 newly invalid")
     screenshot(page, "validation-recheck-done")
@@ -137,5 +137,5 @@ def test_releases_upgrade_preview_and_fleet_change(staff_page, staff, team, scre
     expect(page).to_have_url(re.compile(r"/rechecks/\d+/$"))
     recheck = Recheck.objects.get(cause="release")
     recheck_run_inline(recheck.pk)
-    expect(page.locator(f"#recheck-{recheck.pk}")).to_have_attribute("data-state", "done", timeout=10_000)
+    expect(page.locator(f"#recheck-{recheck.pk}")).to_have_attribute("data-state", "done", timeout=60_000)
     expect(page.locator("header.site")).to_contain_text("0.31.0")  # after the next full page load
