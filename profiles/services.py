@@ -261,6 +261,24 @@ def _store(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease, c
     )
 
 
+def _model_sources_store(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease) -> None:
+    """A save that changed nothing but found the model's config (a profile older than its resolution): keep
+    the config it now reads and its verdict; no new revision."""
+    with transaction.atomic():
+        Profile.objects.filter(pk=profile.pk).update(
+            model_source=profile.model_source, draft_source=profile.draft_source
+        )
+        verdict_record(
+            profile=profile,
+            verdict=verdict,
+            release=release,
+            ruleset_number=verdict.ruleset,
+            cause="manual",
+            cause_detail="model config resolved",
+            actor=actor,
+        )
+
+
 def _name_taken(profile: Profile) -> DomainError:
     return DomainError(
         f"team {profile.team.slug!r} already has a profile named {profile.name!r}",
@@ -283,11 +301,14 @@ def profile_update(
     if expected_revision is not None and expected_revision != profile.revision:
         raise EditConflict(profile.revision, expected_revision)
     before = profile_snapshot(profile)
+    sources = (profile.model_source_id, profile.draft_source_id)
     _apply_input(profile, data)
     verdict, release = profile_check(profile, waived=_active_waivers(profile))
     if not verdict.valid:
         raise ProfileInvalid(verdict)
     if profile_snapshot(profile) == before:
+        if sources != (profile.model_source_id, profile.draft_source_id):
+            _model_sources_store(profile, actor=actor, verdict=verdict, release=release)
         return profile, verdict
     try:
         with transaction.atomic():
