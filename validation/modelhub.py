@@ -346,8 +346,10 @@ def model_facts(
             continue
         row = stored.get(ref.role)
         if row is None or (row.repo, row.revision) != (ref.repo, ref.revision):
-            unresolved.append((ref, "not resolved yet; save the profile or refresh its model config"))
-        elif row.config is None:
+            # Never resolved (a profile older than model resolution): its rules say "could not verify", and
+            # nothing new appears in the fleet's findings until a save or a refresh resolves it.
+            continue
+        if row.config is None:
             unresolved.append((ref, row.error or "unknown error"))
         elif ref.role == "model":
             config = apply_overrides(row.config, hf_overrides(args))
