@@ -150,6 +150,8 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
         "generated_by": "benchmarks/conformance/run.py",
         "harness": doc["harness"],
         "verdicts": verdicts,
+        # per-case wall time of vLLM's check (parse .. create_engine_config), after the import; not saved
+        "elapsed_ms": [v["elapsed_ms"] for v in doc["verdicts"] if v.get("elapsed_ms") is not None],
     }
 
 
@@ -157,7 +159,7 @@ def save_vllm(release: str, doc: dict) -> str:
     os.makedirs(VERDICT_DIR, exist_ok=True)
     path = os.path.join(VERDICT_DIR, f"{release}.json")
     stable = {
-        **doc,
+        **{k: v for k, v in doc.items() if k != "elapsed_ms"},
         "harness": {
             k: v
             for k, v in doc["harness"].items()
@@ -179,6 +181,7 @@ class ProductVerdict:
     status: str  # "accept" | "refuse" | "unparsed" | "unavailable" | "error"
     findings: list[dict] = field(default_factory=list)
     raw: str = ""
+    elapsed_ms: float | None = None  # the product's own check of this configuration (inprocess only)
 
     @property
     def errors(self) -> list[dict]:
@@ -361,12 +364,15 @@ class InProcess(Product):
                 model = None
             if model in self.configs:
                 fields["model_config"] = self.configs[model]
-            verdict = s.profile_dry_run(data=s.ProfileInput.from_mapping(fields))
+            data = s.ProfileInput.from_mapping(fields)
+            t0 = time.perf_counter()
+            verdict = s.profile_dry_run(data=data)
+            elapsed = (time.perf_counter() - t0) * 1000
         except self.domain_error as exc:
             where = f"{exc.field}: " if exc.field and exc.field not in ("command", "config") else ""
             return ProductVerdict("unparsed", [], f"DomainError: {where}{exc.message}")
         doc = verdict.as_dict()
-        return ProductVerdict("accept" if doc["valid"] else "refuse", doc["findings"])
+        return ProductVerdict("accept" if doc["valid"] else "refuse", doc["findings"], elapsed_ms=elapsed)
 
 
 # What the stand-in platform plugin reports (standins/plugin/), as a product profile's `hardware`.
@@ -402,22 +408,29 @@ def norm(s: str | None) -> str:
     return " ".join((s or "").split())
 
 
-def message_matches(vllm_msg: str, product_msg: str) -> bool:
-    # the pack keeps an escape of vLLM's source string as written (`\n`), like its `{...}` placeholders
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|<unknown: [^>]*>")
+
+
+def message_matches(vllm_msg: str, product_msg: str, loose: bool = False) -> bool:
+    """vLLM's FILLED message equals the product's (whitespace-normalised). A product message that still
+    holds a placeholder (`{self.x}`, `{tp}`, or the engine's `<unknown: EXPR>` for a value it could not fill)
+    does not match; with `loose`, a placeholder matches any text (how far the product is from vLLM's text
+    apart from filling in values: reported as its own kind of disagreement)."""
+    # the pack keeps an escape of vLLM's source string as written (`\n`)
     v, p = norm(vllm_msg), norm((product_msg or "").replace("\\n", "\n").replace("\\t", "\t"))
     if not v or not p:
         return False
     if v == p:
         return True
-    # product messages may keep f-string placeholders: {x}, {self.x!r}, {x=} ... match any text there
-    pieces = re.split(r"\{[^{}]*\}", p)
-    if len(pieces) > 1:
-        rx = ".*?".join(re.escape(x) for x in pieces)
-        if re.fullmatch(rx, v, flags=re.S):
-            return True
+    if loose:
+        pieces = PLACEHOLDER.split(p)
+        if len(pieces) > 1:
+            rx = ".*?".join(re.escape(x) for x in pieces)
+            if re.fullmatch(rx, v, flags=re.S):
+                return True
     # a multi-error vLLM message (pydantic may report several) matches if one of its lines does
     lines = [norm(x) for x in (vllm_msg or "").split("\n") if x.strip()]
-    return len(lines) > 1 and any(message_matches(x, product_msg) for x in lines)
+    return len(lines) > 1 and any(message_matches(x, product_msg, loose) for x in lines)
 
 
 def needs_message_match(v: dict) -> bool:
@@ -450,6 +463,9 @@ def compare(v: dict, p: ProductVerdict) -> tuple[str, str | None]:
                 p.status == "unparsed" and norm(v.get("message")) and norm(v.get("message")) in norm(msg)
             ):
                 return "yes", label
+        for label, msg in candidates:
+            if message_matches(v.get("message") or "", msg, loose=True):
+                return "no", f"placeholder: {label}"  # vLLM's reason, but the values are not filled in
         return "no", None  # refused, but not for vLLM's reason
     return "yes", candidates[0][0] if candidates else None
 
@@ -458,7 +474,9 @@ def compare(v: dict, p: ProductVerdict) -> tuple[str, str | None]:
 # Report
 
 
-def disagreement_kind(v: dict, p: ProductVerdict) -> str:
+def disagreement_kind(v: dict, p: ProductVerdict, match: str | None = None) -> str:
+    if match and match.startswith("placeholder: "):
+        return "product's message keeps a placeholder"
     if p.status == "error":
         return "product error"
     if v["ok"]:
@@ -503,6 +521,43 @@ def summarize_vllm(vs: list[dict]) -> str:
     return f"{len(vs)} cases: vLLM accepts {acc}, refuses {len(vs) - acc} ({st})"
 
 
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
+    """vLLM's own check vs the product's, per configuration, both measured in this run."""
+    load = os.getloadavg()
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError):
+        mem = float("nan")
+    lines = [
+        "## Time per configuration: vLLM's own check vs the product's",
+        "",
+        "Both sides timed in the same run, over the same cases. vLLM: wall time of one case in its forked "
+        "child (parser, `validate`, `serve` dispatch, `create_engine_config()`), after vLLM's import and "
+        "warm-up; the import is paid once per process and shown apart. Product: "
+        "`profiles.services.profile_dry_run()` in-process (parse, catalog, the whole rule pack, findings), "
+        "rule set already compiled after the first case. Ratio = median vLLM / median product.",
+        "",
+        f"Command: `{' '.join(['.venv/bin/python', 'benchmarks/conformance/run.py', *argv])}`",
+        f"Machine: {os.cpu_count()} cores, {mem:.0f} GiB, load average {load[0]:.2f} {load[1]:.2f} "
+        f"{load[2]:.2f} at the end of the run (shared with other sessions: figures are indicative).",
+        "",
+        "| release | cases | vLLM import (s) | vLLM median per configuration (ms) | "
+        "product median per configuration (ms) | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rel, imp, n, v_med, p_med in timings:
+        ratio = v_med / p_med if p_med else float("inf")
+        lines.append(f"| {rel} | {n} | {imp} | {v_med:.1f} | {p_med:.3f} | {ratio:,.0f} |")
+    lines.append("")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="vLLM conformance: real vLLM verdicts vs the product's")
     ap.add_argument("--releases", help="comma-separated; default: every release named in cases/*.yaml")
@@ -542,7 +597,7 @@ def main() -> None:
     print(f"product: {p_desc}" if p_ok else f"product unavailable: {p_desc}", file=sys.stderr)
 
     reasons = load_known()
-    sections, summaries, listed = [], [], {}
+    sections, summaries, listed, timings = [], [], {}, []
     for rel in releases:
         rcases = [c for c in cases if rel in c["releases"]]
         if not rcases:
@@ -604,6 +659,12 @@ def main() -> None:
         else:
             pvs = [ProductVerdict("unavailable") for _ in rcases]
 
+        v_ms = vdoc.get("elapsed_ms") or []
+        p_ms = [p.elapsed_ms for p in pvs if p.elapsed_ms is not None]
+        if v_ms and p_ms and not (opts.reuse_product or opts.reuse_vllm):  # both sides timed in this run
+            imp = vdoc["harness"].get("import_seconds")
+            timings.append((rel, imp, len(v_ms), median(v_ms), median(p_ms)))
+
         rows, agree_n, judged, kinds = [], 0, 0, {}
         for c, v, p in zip(rcases, verdicts, pvs, strict=True):
             agree, match = compare(v, p)
@@ -612,7 +673,7 @@ def main() -> None:
                 agree_n += agree == "yes"
             cell = agree
             if agree == "no":
-                k = disagreement_kind(v, p)
+                k = disagreement_kind(v, p, match)
                 kinds[k] = kinds.get(k, 0) + 1
                 why = reasons.get(c["id"])
                 cell = f"no ({why['needs']})" if why else "no (unlisted)"
@@ -671,6 +732,8 @@ def main() -> None:
             why = reasons.get(cid) or {"needs": "**unlisted**", "reason": "no reason recorded"}
             head.append(f"| `{cid}` | {', '.join(rels)} | {why['needs']} | {md_escape(why['reason'], 400)} |")
         head.append("")
+    if timings:
+        head += timing_table(timings, sys.argv[1:])
     text = "\n".join(head + sections)
     with open(opts.results, "w") as f:
         f.write(text)

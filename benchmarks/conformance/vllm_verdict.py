@@ -50,6 +50,11 @@ MODEL_DIRS = {
     "meta-llama/Llama-3.1-8B-Instruct": "Llama-3.1-8B-Instruct",
     "meta-llama/Llama-3.2-1B-Instruct": "Llama-3.2-1B-Instruct",
     "Qwen/Qwen3-30B-A3B": "Qwen3-30B-A3B",
+    "Qwen/Qwen2.5-7B-Instruct": "Qwen2.5-7B-Instruct",
+    "mistralai/Mistral-7B-Instruct-v0.3": "Mistral-7B-Instruct-v0.3",
+    "mistralai/Mixtral-8x7B-Instruct-v0.1": "Mixtral-8x7B-Instruct-v0.1",
+    "deepseek-ai/DeepSeek-V3": "DeepSeek-V3",
+    "ai21labs/AI21-Jamba-1.5-Mini": "AI21-Jamba-1.5-Mini",
 }
 
 # Environment every case starts from (a case's own NAME=value assignments are applied on top).
