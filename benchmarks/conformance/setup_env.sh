@@ -40,6 +40,14 @@ for V in "$@"; do
   echo "   installing $(wc -l < "$REQS") CPU-side requirements (GPU-only ones are skipped, see README)"
   # torch is pinned to the one already installed so nothing pulls a CUDA build.
   "$VENV/bin/pip" install -q -r "$REQS" "torch==$TORCH_VERSION" "triton==$TRITON_VERSION"
+  # flashinfer-python (pure Python; its kernels come from flashinfer-cubin or a JIT with nvcc, neither here):
+  # some config checks ask only whether the package is installed, as it is on a default install. The pinned
+  # version, or the nearest patch release the index serves (0.34.0 pins 0.7.3, which PyPI lacks: 0.7.4).
+  FI=$("$VENV/bin/python" "$HERE/standins/wheel_requirements.py" --pinned flashinfer-python "$WHL")
+  if [ -n "$FI" ]; then
+    "$VENV/bin/pip" install -q --no-deps "flashinfer-python==$FI" 2>/dev/null \
+      || "$VENV/bin/pip" install -q --no-deps "flashinfer-python~=$FI"
+  fi
   "$VENV/bin/python" -c "import vllm, torch; print('   ok: vllm', vllm.__version__, 'torch', torch.__version__)"
   # Shared stand-in models (idempotent): config.json + tokenizer built with `tokenizers`, no weights.
   "$VENV/bin/python" "$HERE/standins/make_model.py" "$CONF_DIR/models"

@@ -4,6 +4,7 @@ and build its engine config: every Requires-Dist whose marker holds here, minus 
 only imported when a model runs (they would pull CUDA wheels of several GB).
 
 usage: python wheel_requirements.py vllm-X.Y.Z-....whl
+       python wheel_requirements.py --pinned flashinfer-python vllm-X.Y.Z-....whl   # the pinned version, if any
 """
 
 import re
@@ -20,10 +21,26 @@ SKIP = re.compile(
 )
 
 
-def main(path: str) -> None:
+def metadata(path: str) -> str:
     with zipfile.ZipFile(path) as zf:
         meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
-        meta = zf.read(meta_name).decode()
+        return zf.read(meta_name).decode()
+
+
+def pinned(name: str, path: str) -> None:
+    """Print the version the wheel pins NAME to (`==X`), nothing if it does not pin it."""
+    for line in metadata(path).splitlines():
+        if line.startswith("Requires-Dist:"):
+            req = Requirement(line.split(":", 1)[1].strip())
+            if req.name.lower() == name.lower():
+                for spec in req.specifier:
+                    if spec.operator == "==":
+                        print(spec.version)
+                        return
+
+
+def main(path: str) -> None:
+    meta = metadata(path)
     for line in meta.splitlines():
         if not line.startswith("Requires-Dist:"):
             continue
@@ -38,4 +55,7 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--pinned":
+        pinned(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1])
