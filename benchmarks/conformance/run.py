@@ -151,15 +151,43 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
         "harness": doc["harness"],
         "verdicts": verdicts,
         # per-case wall time of vLLM's check (parse .. create_engine_config), after the import; not saved
-        "elapsed_ms": [v["elapsed_ms"] for v in doc["verdicts"] if v.get("elapsed_ms") is not None],
+        "raw_verdicts": [{"id": v["id"], "elapsed_ms": v.get("elapsed_ms")} for v in doc["verdicts"]],
     }
+
+
+def timings_path(release: str) -> str:
+    return os.path.join(CONF_DIR, f"vllm-timings-{release}.json")
+
+
+def save_vllm_timings(release: str, doc: dict) -> None:
+    """vLLM's time per case, kept outside the repository (it churns): `--reuse-vllm` runs print the ratio
+    against it, saying when vLLM was measured."""
+    ms = {v["id"]: v["elapsed_ms"] for v in doc.get("raw_verdicts", []) if v.get("elapsed_ms") is not None}
+    old = read_json(timings_path(release)) if os.path.exists(timings_path(release)) else {}
+    merged = {**old.get("elapsed_ms", {}), **ms}
+    write_json(
+        timings_path(release),
+        {
+            "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "import_seconds": doc["harness"].get("import_seconds"),
+            "elapsed_ms": merged,
+        },
+    )
+
+
+def load_vllm_timings(release: str, ids: list[str]) -> tuple[float | None, list[float], str | None]:
+    if not os.path.exists(timings_path(release)):
+        return None, [], None
+    t = read_json(timings_path(release))
+    ms = t["elapsed_ms"]
+    return t.get("import_seconds"), [ms[i] for i in ids if i in ms], t["measured_at"]
 
 
 def save_vllm(release: str, doc: dict) -> str:
     os.makedirs(VERDICT_DIR, exist_ok=True)
     path = os.path.join(VERDICT_DIR, f"{release}.json")
     stable = {
-        **{k: v for k, v in doc.items() if k != "elapsed_ms"},
+        **{k: v for k, v in doc.items() if k != "raw_verdicts"},
         "harness": {
             k: v
             for k, v in doc["harness"].items()
@@ -537,7 +565,8 @@ def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
     lines = [
         "## Time per configuration: vLLM's own check vs the product's",
         "",
-        "Both sides timed in the same run, over the same cases. vLLM: wall time of one case in its forked "
+        "Both sides timed over the same cases (vLLM in this run, or in the run named in the second column "
+        "when its verdicts were re-used with `--reuse-vllm`). vLLM: wall time of one case in its forked "
         "child (parser, `validate`, `serve` dispatch, `create_engine_config()`), after vLLM's import and "
         "warm-up; the import is paid once per process and shown apart. Product: "
         "`profiles.services.profile_dry_run()` in-process (parse, catalog, the whole rule pack, findings), "
@@ -547,13 +576,13 @@ def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
         f"Machine: {os.cpu_count()} cores, {mem:.0f} GiB, load average {load[0]:.2f} {load[1]:.2f} "
         f"{load[2]:.2f} at the end of the run (shared with other sessions: figures are indicative).",
         "",
-        "| release | cases | vLLM import (s) | vLLM median per configuration (ms) | "
-        "product median per configuration (ms) | ratio |",
-        "|---|---|---|---|---|---|",
+        "| release | vLLM measured | vLLM import (s) | vLLM cases | vLLM median per configuration (ms) | "
+        "product cases | product median per configuration (ms) | ratio |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for rel, imp, n, v_med, p_med in timings:
+    for rel, imp, n, v_med, pn, p_med, when in timings:
         ratio = v_med / p_med if p_med else float("inf")
-        lines.append(f"| {rel} | {n} | {imp} | {v_med:.1f} | {p_med:.3f} | {ratio:,.0f} |")
+        lines.append(f"| {rel} | {when} | {imp} | {n} | {v_med:.1f} | {pn} | {p_med:.3f} | {ratio:,.0f} |")
     lines.append("")
     return lines
 
@@ -622,6 +651,7 @@ def main() -> None:
                 merged.update({v["id"]: v for v in vdoc["verdicts"]})
                 order = [c["id"] for c in load_cases() if rel in c["releases"]]
                 save_vllm(rel, {**vdoc, "verdicts": [merged[i] for i in order if i in merged]})
+            save_vllm_timings(rel, vdoc)
             h = vdoc["harness"]
             print(
                 f"[{rel}] vLLM import {h.get('import_seconds')} s, {len(rcases)} cases in "
@@ -659,11 +689,12 @@ def main() -> None:
         else:
             pvs = [ProductVerdict("unavailable") for _ in rcases]
 
-        v_ms = vdoc.get("elapsed_ms") or []
         p_ms = [p.elapsed_ms for p in pvs if p.elapsed_ms is not None]
-        if v_ms and p_ms and not (opts.reuse_product or opts.reuse_vllm):  # both sides timed in this run
-            imp = vdoc["harness"].get("import_seconds")
-            timings.append((rel, imp, len(v_ms), median(v_ms), median(p_ms)))
+        imp, v_ms, when = load_vllm_timings(rel, [c["id"] for c in rcases])
+        if not opts.reuse_vllm:
+            when = "this run"
+        if v_ms and p_ms and not opts.reuse_product:  # the product timed in this run, vLLM on the same cases
+            timings.append((rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), when))
 
         rows, agree_n, judged, kinds = [], 0, 0, {}
         for c, v, p in zip(rcases, verdicts, pvs, strict=True):

@@ -4,7 +4,7 @@ and build its engine config: every Requires-Dist whose marker holds here, minus 
 only imported when a model runs (they would pull CUDA wheels of several GB).
 
 usage: python wheel_requirements.py vllm-X.Y.Z-....whl
-       python wheel_requirements.py --pinned flashinfer-python vllm-X.Y.Z-....whl   # the pinned version, if any
+       python wheel_requirements.py --pinned flashinfer-python vllm-X.Y.Z-....whl  # its pinned version
 """
 
 import re
