@@ -10,6 +10,7 @@ from tools.rulepack.specs import (
     backends,
     compilation,
     config_fields,
+    conformance,
     data_parallel,
     frontend,
     mamba,
@@ -49,6 +50,7 @@ TOPICS = (
     replayssm,
     parallel_limits,
     quantization_args,
+    conformance,
     policy,
 )
 

@@ -1,0 +1,88 @@
+"""Checks found by the conformance harness (benchmarks/conformance/, real vLLM on stand-in models): vLLM refuses
+the profile because of what the model's checkpoint says (its config.json's quantization_config)."""
+
+from tools.rulepack.expr import A, R
+
+_QC = "model.config.quantization_config"
+# The checkpoint is FP8-quantized (DeepSeek-V3/R1, Qwen3 *-FP8, ...): config.json's quantization_config.quant_method.
+_FP8_CKPT = f'(has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && {_QC}.quant_method == "fp8")'
+# --quantization methods none of whose override_quantization_method() claims an FP8 checkpoint (awq_marlin,
+# gptq_marlin, auto_awq and auto_gptq only claim AWQ/GPTQ checkpoints), in every release's QuantizationMethods.
+_NO_OVERRIDE = '["awq", "gptq"]'
+# The activation dtypes Fp8Config.get_supported_act_dtypes() accepts: [torch.bfloat16, torch.half].
+_Q_FP8 = f'({A("quantization")} && args.quantization == "fp8")'
+_FP8_ON = f'({_FP8_CKPT} && (!{A("quantization")} || {_Q_FP8})) || {_Q_FP8}'
+_FP32 = f'{A("dtype")} && args.dtype in ["float32", "float"]'
+
+RULES = [
+    R(
+        "quantization-vs-checkpoint-method",
+        "does not match the quantization method specified in the `quantization` argument",
+        f"{A('quantization')} && args.quantization in {_NO_OVERRIDE} && {_FP8_CKPT}",
+        ["quantization", "model"],
+        [
+            "Remove --quantization: vLLM reads the method from the checkpoint's config.json",
+            "Serve a checkpoint quantized with the method you name",
+        ],
+        (
+            "ModelConfig._verify_quantization: the checkpoint's quantization_config.quant_method (config.json) "
+            "must equal --quantization unless a method claims the checkpoint (override_quantization_method: "
+            "awq_marlin/gptq_marlin/auto_* for AWQ/GPTQ checkpoints, gguf, humming, moe_wna16 when asked for). "
+            "Checked here for an FP8 checkpoint and --quantization awq or gptq, which no method overrides; a "
+            "separate quant_config.json in the checkpoint is not visible to a profile."
+        ),
+        ["quantization", "model"],
+        needs=["model.config"],
+        fix={"unset": ["quantization"]},
+        message_template=(
+            "Quantization method specified in the model config ({{ " + _QC + ".quant_method }}) does not "
+            "match the quantization method specified in the `quantization` argument "
+            "({{ args.quantization }})."
+        ),
+    ),
+    R(
+        "quantization-fp8-activation-dtype",
+        "is not supported for quantization method",
+        f"{_FP32} && ({_FP8_ON})",
+        ["dtype", "quantization", "model"],
+        ["Use --dtype bfloat16 (or float16, or auto) with FP8 quantization"],
+        (
+            "VllmConfig._get_quantization_config: the model's dtype must be one of the quantization method's "
+            "activation dtypes; FP8 (an FP8 checkpoint's quant_method, or --quantization fp8) supports "
+            "bfloat16 and float16, so --dtype float32 is refused. Other methods' dtypes are not modelled."
+        ),
+        ["quantization", "model"],
+        needs=["model.config"],
+        fix={"set": {"dtype": "bfloat16"}},
+        message_template=(
+            "torch.float32 is not supported for quantization method fp8. Supported dtypes: "
+            "[torch.bfloat16, torch.float16]"
+        ),
+    ),
+]
+
+_DSV3 = {
+    "name": "deepseek-ai/DeepSeek-V3",
+    "architecture": "DeepseekV3ForCausalLM",
+    "config": {
+        "model_type": "deepseek_v3",
+        "num_attention_heads": 128,
+        "quantization_config": {
+            "activation_scheme": "dynamic",
+            "fmt": "e4m3",
+            "quant_method": "fp8",
+            "weight_block_size": [128, 128],
+        },
+    },
+}
+
+CASES = {
+    "quantization-vs-checkpoint-method": (
+        {"model": _DSV3, "args": {"quantization": "awq", "tensor_parallel_size": 8}},
+        {"model": _DSV3, "args": {"quantization": "fp8", "tensor_parallel_size": 8}},
+    ),
+    "quantization-fp8-activation-dtype": (
+        {"model": _DSV3, "args": {"dtype": "float32", "tensor_parallel_size": 8}},
+        {"model": _DSV3, "args": {"dtype": "bfloat16", "tensor_parallel_size": 8}},
+    ),
+}
