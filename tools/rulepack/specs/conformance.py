@@ -1,17 +1,19 @@
-"""Checks found by the conformance harness (benchmarks/conformance/, real vLLM on stand-in models): vLLM refuses
-the profile because of what the model's checkpoint says (its config.json's quantization_config)."""
+"""Checks found by the conformance harness (benchmarks/conformance/, real vLLM on stand-in models): vLLM
+refuses the profile because of what the model's checkpoint says (its config.json's quantization_config)."""
 
 from tools.rulepack.expr import A, R
 
 _QC = "model.config.quantization_config"
-# The checkpoint is FP8-quantized (DeepSeek-V3/R1, Qwen3 *-FP8, ...): config.json's quantization_config.quant_method.
+# The checkpoint is FP8-quantized (DeepSeek-V3/R1, Qwen3 *-FP8, ...): config.json's
+# quantization_config.quant_method.
 _FP8_CKPT = f'(has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && {_QC}.quant_method == "fp8")'
-# --quantization methods none of whose override_quantization_method() claims an FP8 checkpoint (awq_marlin,
-# gptq_marlin, auto_awq and auto_gptq only claim AWQ/GPTQ checkpoints), in every release's QuantizationMethods.
+# --quantization methods none of whose override_quantization_method() claims an FP8 checkpoint
+# (awq_marlin, gptq_marlin, auto_awq and auto_gptq only claim AWQ/GPTQ checkpoints), in every release's
+# QuantizationMethods.
 _NO_OVERRIDE = '["awq", "gptq"]'
 # The activation dtypes Fp8Config.get_supported_act_dtypes() accepts: [torch.bfloat16, torch.half].
 _Q_FP8 = f'({A("quantization")} && args.quantization == "fp8")'
-_FP8_ON = f'({_FP8_CKPT} && (!{A("quantization")} || {_Q_FP8})) || {_Q_FP8}'
+_FP8_ON = f"({_FP8_CKPT} && (!{A('quantization')} || {_Q_FP8})) || {_Q_FP8}"
 _FP32 = f'{A("dtype")} && args.dtype in ["float32", "float"]'
 
 RULES = [
@@ -25,9 +27,10 @@ RULES = [
             "Serve a checkpoint quantized with the method you name",
         ],
         (
-            "ModelConfig._verify_quantization: the checkpoint's quantization_config.quant_method (config.json) "
-            "must equal --quantization unless a method claims the checkpoint (override_quantization_method: "
-            "awq_marlin/gptq_marlin/auto_* for AWQ/GPTQ checkpoints, gguf, humming, moe_wna16 when asked for). "
+            "ModelConfig._verify_quantization: the checkpoint's quantization_config.quant_method "
+            "(config.json) must equal --quantization unless a method claims the checkpoint "
+            "(override_quantization_method: awq_marlin/gptq_marlin/auto_* for AWQ/GPTQ checkpoints, gguf, "
+            "humming, moe_wna16 when asked for). "
             "Checked here for an FP8 checkpoint and --quantization awq or gptq, which no method overrides; a "
             "separate quant_config.json in the checkpoint is not visible to a profile."
         ),
