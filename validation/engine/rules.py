@@ -449,7 +449,9 @@ def _triggers(expressions: Iterable[str]) -> dict[str, frozenset[str]] | None:
     return {
         "args": reads["args"] | reads["effective"],  # type: ignore[operator]
         "env": reads["env"],
-        "model": reads["model"],
+        # Reading a key of the model's config also reads whether there is a config at all: without one the
+        # rule cannot be verified, with one that lacks the key `has()` is simply false.
+        "model": reads["model"] | ({"config"} if reads["model.config"] else frozenset()),  # type: ignore[operator]
         "model.config": reads["model.config"],
         "hardware": reads["hardware"],
     }  # type: ignore[return-value]
@@ -501,6 +503,9 @@ class _ReleasePlan:
                     current.update(keys)
         return {root: (None if keys is None else frozenset(keys)) for root, keys in wanted.items()}
 
+    def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
+        return any(_guard_fails(root, key, present) for root, key in self.required[position])
+
     def to_run(self, present: Mapping[str, set[str]]) -> set[int]:
         run = set(self.always)
         for root, keys in present.items():
@@ -509,9 +514,8 @@ class _ReleasePlan:
                 positions = by_key.get(key)
                 if positions:
                     run.update(positions)
-        # A rule whose `has(...)` guard is absent cannot fire (its baseline is no finding either).
-        required = self.required
-        return {p for p in run if not any(_guard_fails(root, key, present) for root, key in required[p])}
+        # A rule whose `has(...)` guard is absent cannot fire.
+        return {p for p in run if not self.guard_fails(p, present)}
 
 
 @dataclass
@@ -612,10 +616,13 @@ class CompiledRuleSet:
         plan = self._plan(version, kind, catalog)
         if plain:
             return self._evaluate_plain(doc, plan, waived_ids, version)
-        run = plan.to_run(_present_keys(doc))
+        present = _present_keys(doc)
+        run = plan.to_run(present)
         found: list[tuple[int, Finding]] = []
         for position, finding in plan.baseline:
-            if position not in run:
+            # A rule whose `has(...)` guard is absent cannot fire: no finding, whatever the empty profile gave
+            # (without a model config, `has(model.config.k)` is "could not verify"; with one, it is false).
+            if position not in run and not plan.guard_fails(position, present):
                 if finding.rule in waived_ids:
                     finding = replace(finding, waived=True)
                 found.append((position, finding))
