@@ -16,6 +16,7 @@ from validation.errors import DomainError, UnknownRelease
 from validation.selectors import fleet_release
 
 from . import services
+from .manifest_services import workload_input
 
 WARNING_LIMIT = 256  # the API server may truncate longer warnings
 UNCHECKED_OPERATIONS = frozenset({"DELETE", "CONNECT"})
@@ -68,22 +69,15 @@ def _check_object(obj: dict[str, Any]) -> tuple[list[str], list[str]]:
     except ParseError as exc:
         raise AdmissionError(str(exc)) from exc
     for workload in workloads:
-        where = workload.source.split(", ", 1)[-1]  # "container vllm": the object itself is the request's
+        where = workload.container  # the object itself is the request's
         for note in workload.notes:
             if note.severity != "info":
                 warnings.append(f"{where}: {note.message}")
         if not workload.command:
             continue
         version = workload.vllm_version or fleet_release().version
-        data = services.ProfileInput.from_mapping(
-            {
-                "kind": workload.kind or "serving",
-                "name": workload.source,
-                "vllm_version": version,
-                "command": workload.command,
-                "env": workload.env,
-                "hardware": workload.hardware,
-            }
+        data = workload_input(
+            workload, name=workload.source, kind=workload.kind or "serving", vllm_version=version
         )
         try:
             verdict = services.profile_dry_run(data=data)

@@ -7,6 +7,7 @@ is stored.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,12 +61,28 @@ class ManifestInvalid(DomainError):
         )
 
 
+def workload_input(
+    workload: manifests.Workload, *, name: str, kind: str, vllm_version: str, description: str = ""
+) -> services.ProfileInput:
+    """The profile input of a vLLM server found in a manifest (import, admission and Git sync)."""
+    return services.ProfileInput.from_mapping(
+        {
+            "name": name,
+            "kind": kind,
+            "vllm_version": vllm_version,
+            "command": workload.command,
+            "env": workload.env,
+            "hardware": workload.hardware,
+            "description": description,
+        }
+    )
+
+
 def _name(workload: manifests.Workload, many_in_object: bool) -> str:
-    owner, _, container = workload.source.partition(", ")
-    if owner == "production-stack values":
-        return container.removeprefix("modelSpec ")
-    base = owner.rsplit("/", 1)[-1]
-    return f"{base}-{container.rsplit(' ', 1)[-1]}" if many_in_object else base
+    if workload.owner == "production-stack values":
+        return workload.container.removeprefix("modelSpec ")
+    base = workload.owner.rsplit("/", 1)[-1]
+    return f"{base}-{workload.container.rsplit(' ', 1)[-1]}" if many_in_object else base
 
 
 def _plan(text: str, *, filename: str, kind: str | None) -> tuple[list[ImportedWorkload], list[dict]]:
@@ -79,18 +96,15 @@ def _plan(text: str, *, filename: str, kind: str | None) -> tuple[list[ImportedW
             "and no production-stack modelSpec was found in the manifest",
             field="manifest",
         )
-    per_object: dict[str, int] = {}
-    for w in workloads:
-        per_object[w.source.partition(", ")[0]] = per_object.get(w.source.partition(", ")[0], 0) + 1
+    per_object = Counter(w.owner for w in workloads)
     planned, skipped = [], []
     for w in workloads:
-        owner, _, container = w.source.partition(", ")
         source = {
-            "type": "helm" if owner == "production-stack values" else "kubernetes",
+            "type": "helm" if w.owner == "production-stack values" else "kubernetes",
             "file": filename,
             "document": w.document,
-            "object": owner,
-            "container": container,
+            "object": w.owner,
+            "container": w.container,
             "line": w.line,
             "image": w.image,
             "notes": [{"message": n.message, "line": n.line, "severity": n.severity} for n in w.notes],
@@ -98,16 +112,12 @@ def _plan(text: str, *, filename: str, kind: str | None) -> tuple[list[ImportedW
         if not w.command:
             skipped.append(source)
             continue
-        data = services.ProfileInput.from_mapping(
-            {
-                "name": _name(w, per_object[owner] > 1),
-                "kind": kind or w.kind or "serving",
-                "vllm_version": w.vllm_version or "",
-                "command": w.command,
-                "env": w.env,
-                "hardware": w.hardware,
-                "description": f"Imported from {filename or 'a manifest'}: {w.source}",
-            }
+        data = workload_input(
+            w,
+            name=_name(w, per_object[w.owner] > 1),
+            kind=kind or w.kind or "serving",
+            vllm_version=w.vllm_version or "",
+            description=f"Imported from {filename or 'a manifest'}: {w.source}",
         )
         planned.append(ImportedWorkload(name=data.name, data=data, source=source))
     return planned, skipped

@@ -245,12 +245,13 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
 
 
 def _store(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease, cause: str, detail: str = ""):
-    """Save a validated profile with its revision's snapshot and its verdict (in the caller's transaction)."""
+    """Save a profile with its revision's snapshot and its verdict (in the caller's transaction); returns the
+    history entry, if the verdict changed."""
     profile.save()
     ProfileRevision.objects.create(
         profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=actor
     )
-    verdict_record(
+    return verdict_record(
         profile=profile,
         verdict=verdict,
         release=release,

@@ -14,10 +14,9 @@ from django.db import transaction
 from validation.engine.types import Verdict
 from validation.models import VerdictChange
 from validation.services.alerts import alerts_create_for_change
-from validation.services.verdicts import verdict_record
 
-from .models import Profile, ProfileRevision, Team
-from .services import ProfileInput, _active_waivers, _apply_input, profile_check, profile_snapshot
+from .models import Profile, Team
+from .services import ProfileInput, _active_waivers, _apply_input, _store, profile_check, profile_snapshot
 
 
 def synced_source(profile: Profile) -> dict[str, Any] | None:
@@ -47,17 +46,9 @@ def profile_sync_save(
         if not created:
             profile.revision += 1
         profile.source = source
-        profile.save()
-        ProfileRevision.objects.create(
-            profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=None
-        )
-        change = verdict_record(
-            profile=profile,
-            verdict=verdict,
-            release=release,
-            ruleset_number=verdict.ruleset,
-            cause="created" if created else "edit",
-            cause_detail=cause_detail[:200],
+        cause = "created" if created else "edit"
+        change = _store(
+            profile, actor=None, verdict=verdict, release=release, cause=cause, detail=cause_detail[:200]
         )
         if change is not None and change.to_state == "invalid" and change.from_state != "invalid":
             alerts_create_for_change(change=change, recheck=None)

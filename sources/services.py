@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
+from profiles.manifest_services import workload_input
 from profiles.models import Team
 from profiles.services import ProfileInput, user_can_edit
 from profiles.sync_services import profile_sync_save
@@ -89,19 +90,18 @@ def _inputs(source: GitSource, path: str, text: str) -> list[tuple[str, ProfileI
         for workload in manifests.extract(text):
             if not workload.command:
                 continue
-            owner, _, container = workload.source.partition(", ")
-            key = f"{path}#{owner}/{container}"
-            data = {
-                "name": f"{path}:{owner.rsplit('/', 1)[-1]}/{container.rsplit(' ', 1)[-1]}"[:200],
-                "kind": workload.kind or source.kind,
-                "vllm_version": workload.vllm_version or "",
-                "command": workload.command,
-                "env": workload.env,
-                "hardware": workload.hardware,
-                "description": description,
-            }
-            extra = {"object": owner, "container": container, "line": workload.line}
-            out.append((key, ProfileInput.from_mapping(data), extra))
+            key = f"{path}#{workload.owner}/{workload.container}"
+            data = workload_input(
+                workload,
+                name=f"{path}:{workload.owner.rsplit('/', 1)[-1]}/{workload.container.rsplit(' ', 1)[-1]}"[
+                    :200
+                ],
+                kind=workload.kind or source.kind,
+                vllm_version=workload.vllm_version or "",
+                description=description,
+            )
+            extra = {"object": workload.owner, "container": workload.container, "line": workload.line}
+            out.append((key, data, extra))
         return out
     shape = "command" if engine_parse.detect_format(text) == "command" else "config"
     version = manifests.release_from_comment(text) or ""

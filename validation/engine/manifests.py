@@ -59,7 +59,8 @@ class Note:
 class Workload:
     """One vLLM server found in a manifest: the profile to check, and where each part came from."""
 
-    source: str  # "Deployment/team-a/teacher, container vllm"
+    owner: str  # the object: "Deployment/team-a/teacher", or "production-stack values"
+    container: str  # within it: "container vllm", "leader container vllm", "modelSpec llama3"
     document: int  # 0-based index of the YAML document in the file
     line: int  # 1-based position of the container (or the modelSpec entry)
     column: int
@@ -71,6 +72,11 @@ class Workload:
     notes: list[Note] = field(default_factory=list)
     token_positions: list[tuple[str, int, int]] = field(default_factory=list)  # (argv word, line, column)
     kind: str | None = None  # "serving" / "collection" from the annotation vllm-profiles.io/kind, if any
+
+    @property
+    def source(self) -> str:
+        """Where it is, for people: "Deployment/team-a/teacher, container vllm"."""
+        return f"{self.owner}, {self.container}"
 
     def position_of(self, flags: tuple[str, ...]) -> tuple[int, int]:
         """Line and column of the first argv word that is one of ``flags`` (or ``--flag=...``)."""
@@ -319,7 +325,8 @@ def _inference_service(doc: dict, index: int, name: str) -> list[Workload]:
             line, column = getattr(model, "line", 1), getattr(model, "column", 1)
             out.append(
                 Workload(
-                    source=f"{name}, predictor model (runtime {runtime})",
+                    owner=name,
+                    container=f"predictor model (runtime {runtime})",
                     document=index,
                     line=line,
                     column=column,
@@ -371,7 +378,8 @@ def _container(
         hardware["nodes"] = nodes
     cname = container.get("name") or "(unnamed)"
     return Workload(
-        source=f"{owner}, {label}container {cname}",
+        owner=owner,
+        container=f"{label}container {cname}",
         document=index,
         line=line,
         column=column,
@@ -629,7 +637,8 @@ def _stack_model(spec: dict, index: int, line: int, column: int) -> Workload:
             )
     image = f"{spec.get('repository') or 'vllm/vllm-openai'}:{spec.get('tag') or 'latest'}"
     return Workload(
-        source=f"production-stack values, modelSpec {name}",
+        owner="production-stack values",
+        container=f"modelSpec {name}",
         document=index,
         line=line,
         column=column,
