@@ -135,13 +135,17 @@ def test_fleet_put_by_staff_returns_202_with_recheck(staff_api, api, team):
     assert staff_api.put("/api/v1/fleet/", {"vllm_version": "7.7.7"}, format="json").status_code == 400
 
 
-def test_upgrade_preview_changes_nothing(api, team):
-    profile = create_profile(api, version="0.32.0")
+def test_upgrade_preview_changes_nothing(staff_api, api, team):
+    assert staff_api.put("/api/v1/fleet/", {"vllm_version": "0.32.0"}, format="json").status_code == 202
+    profile = create_profile(api, version="")
+    pinned = create_profile(api, "pinned", version="0.32.0")
     preview = api.get("/api/v1/releases/0.31.0/preview/").json()
     assert preview["release"] == "0.31.0" and preview["counts"]["would_become_invalid"] == 1
     listed = preview["would_become_invalid"][0]
     assert listed["id"] == profile["id"] and SEED_MESSAGE_031 in listed["appeared"]
-    assert api.get(f"/api/v1/profiles/{profile['id']}/").json()["vllm_version"] == "0.32.0"
+    # Pinned to another release: a fleet change leaves it alone, and the preview says so.
+    assert preview["counts"]["not_affected"] == 1 and preview["not_affected"][0]["id"] == pinned["id"]
+    assert api.get(f"/api/v1/profiles/{pinned['id']}/").json()["vllm_version"] == "0.32.0"
     assert api.get("/api/v1/releases/0.0.1/preview/").status_code == 400
 
 

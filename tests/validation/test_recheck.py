@@ -234,3 +234,69 @@ def test_recheck_start_covers_every_profile_by_default(user, staff, team, fleet_
     make(user, team, "b", version="0.32.0")
     recheck = recheck_start(cause="manual")
     assert recheck.total == 2
+
+
+def test_upgrade_preview_predicts_exactly_what_the_fleet_change_does(user, staff, team, fleet_032):
+    """A profile pinned to another release is not moved by a fleet change: the preview lists it apart as not
+    affected, and its "would become invalid" set is the set the real change makes invalid."""
+    from validation.services.previews import preview
+
+    follower = make(user, team, "follower")
+    pinned = make(user, team, "pinned", version="0.32.0")
+    assert {p.verdict.state for p in (follower, pinned)} <= {"valid", "warning"}
+
+    predicted = preview(release=release_get("0.31.0"))
+    assert predicted["counts"]["would_become_invalid"] == 1
+    assert [p["id"] for p in predicted["would_become_invalid"]] == [follower.pk]
+    assert predicted["counts"]["not_affected"] == 1
+    assert predicted["not_affected"] == [
+        {"id": pinned.pk, "team": team.slug, "name": "pinned", "pinned": "0.32.0"}
+    ]
+
+    recheck = move_fleet("0.31.0", staff)
+    became_invalid = set(
+        VerdictChange.objects.filter(recheck=recheck, to_state="invalid").values_list("profile_id", flat=True)
+    )
+    assert recheck.newly_invalid == predicted["counts"]["would_become_invalid"]
+    assert became_invalid == {p["id"] for p in predicted["would_become_invalid"]}
+    assert Verdict.objects.get(profile=pinned).state in ("valid", "warning")
+
+
+def test_alert_mail_words_follow_the_rule_category(user, staff, team, fleet_032, mailoutbox):
+    """A profile broken by a policy rule is not one vLLM would refuse: the mail says whose rule it breaks;
+    one broken by vLLM's own check says vLLM would refuse to start it. The re-check page names both."""
+    from django.test import Client
+
+    policy_broken = make(user, team, "eager", command="vllm serve org/big --enforce-eager", kind="serving")
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    rulesets.rule_save(
+        ruleset=draft,
+        data={
+            "id": "org-no-enforce-eager",
+            "category": "policy",
+            "severity": "error",
+            "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
+            "when": "has(args.enforce_eager) && args.enforce_eager == true",
+        },
+    )
+    recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
+    recheck_run_inline(recheck.pk)
+    assert alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk) == 1
+    policy_mail = mailoutbox[-1]
+    assert "breaks a policy rule of your organisation (vLLM 0.32.0 itself would start it)" in policy_mail.body
+    assert "would refuse" not in policy_mail.body
+    assert "policy: production profiles must not disable CUDA graphs" in policy_mail.body
+    assert "breaks a policy rule" in policy_mail.alternatives[0][0]
+
+    vllm_broken = make(user, team, "teacher")
+    moved = move_fleet("0.31.0", staff)
+    assert alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=moved.pk) == 1
+    vllm_mail = mailoutbox[-1]
+    assert "became invalid: vLLM 0.31.0 would refuse to start it." in vllm_mail.body
+    assert "policy rule" not in vllm_mail.body
+
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/rechecks/{moved.pk}/").content.decode()
+    assert f'href="/profiles/{vllm_broken.pk}/"' in page and "ml-platform/teacher" in page
+    assert f'href="/profiles/{policy_broken.pk}/"' not in page  # already invalid: not among the newly invalid

@@ -112,6 +112,10 @@ def preview(
 ) -> dict[str, Any]:
     """Evaluate profiles under ``ruleset`` (default: current) and/or ``release`` (default: their own).
 
+    ``release`` previews moving the fleet to it: exactly the profiles a fleet change re-checks are evaluated
+    on it (those that follow the fleet, and those pinned to it); a profile pinned to another release keeps
+    its release, so it is counted and listed apart as ``not_affected``: the change leaves it alone.
+
     A preview of every profile is kept in the cache that web and workers share, under a fingerprint of its
     inputs, so the publish confirmation that follows an impact page, or a second look, does not evaluate the
     fleet again.
@@ -160,10 +164,16 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
         "release": release.version if release else None,
         "total": 0,
         "unchanged": 0,
-        "counts": {"would_become_invalid": 0, "would_become_valid": 0, "findings_change": 0},
+        "counts": {
+            "would_become_invalid": 0,
+            "would_become_valid": 0,
+            "findings_change": 0,
+            "not_affected": 0,
+        },
         "would_become_invalid": [],
         "would_become_valid": [],
         "findings_change": [],
+        "not_affected": [],  # pinned to another release: a fleet change leaves them alone
     }
     evaluated: dict[tuple, tuple[str, frozenset]] = {}  # document -> (state, active findings)
     stored: dict[tuple, frozenset] = {}  # stored findings (jsonb text) -> active findings
@@ -175,6 +185,13 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
         nodes = _related("node_type", {r[-1] for r in rows})
         for row in rows:
             pk, team, name, release_id, *document, state, findings, source_id, draft_id, node_id = row
+            if release is not None and release_id is not None and release_id != release.pk:
+                outcome["total"] += 1
+                outcome["counts"]["not_affected"] += 1
+                if len(outcome["not_affected"]) < LISTED:
+                    pinned = releases[release_id].version
+                    outcome["not_affected"].append({"id": pk, "team": team, "name": name, "pinned": pinned})
+                continue
             target = release or releases.get(release_id) or fleet
             waived = waivers.get(pk, ())
             doc_key = (*document, target.pk, waived, source_id, draft_id, node_id)
