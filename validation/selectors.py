@@ -10,14 +10,25 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from .engine.catalog import Catalog
+from .engine.cel_paths import PathIssue, check_paths
 from .engine.checks import HistoryIndex
 from .engine.rules import CompiledRuleSet, compile_ruleset
 from .errors import DomainError, UnknownRelease
-from .models import RULE_FIELDS, FleetSettings, ReleaseCatalog, RuleSet, Verdict, VllmRelease, Waiver
+from .models import (
+    RULE_FIELDS,
+    FleetSettings,
+    ReleaseCatalog,
+    RuleSet,
+    Verdict,
+    VerdictChange,
+    VllmRelease,
+    Waiver,
+)
 
 _cache_lock = threading.Lock()
 
@@ -173,3 +184,62 @@ def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
     for profile_id, rule_id in rows:
         result.setdefault(profile_id, []).append(rule_id)
     return result
+
+
+# ---- re-checks
+
+RECHECK_CHANGE_KINDS = {
+    "invalid": "Newly invalid",
+    "valid": "Newly valid",
+    "findings": "Findings changed",
+}
+
+
+def recheck_changes(recheck, kind: str) -> QuerySet:
+    """The profiles a re-check changed, one row (a VerdictChange) each, of one kind: ``invalid`` (became
+    invalid), ``valid`` (stopped being invalid) or ``findings`` (same side of valid/invalid, other errors or
+    warnings), oldest first so pages stay stable while the re-check runs."""
+    rows = VerdictChange.objects.filter(recheck=recheck).select_related("profile__team")
+    became_invalid = Q(to_state="invalid") & ~Q(from_state="invalid")
+    became_valid = Q(from_state="invalid") & ~Q(to_state="invalid")
+    if kind == "invalid":
+        rows = rows.filter(became_invalid)
+    elif kind == "valid":
+        rows = rows.filter(became_valid)
+    elif kind == "findings":
+        rows = rows.exclude(became_invalid | became_valid)
+    else:
+        known = ", ".join(RECHECK_CHANGE_KINDS)
+        raise DomainError(f"unknown kind of change {kind!r}: one of {known}", field="kind")
+    return rows.order_by("id")
+
+
+def recheck_change_counts(recheck) -> dict[str, int]:
+    return {kind: recheck_changes(recheck, kind).count() for kind in RECHECK_CHANGE_KINDS}
+
+
+# ---- rules
+
+
+def rule_catalogs(versions: str) -> dict[str, Catalog]:
+    """``{version: parsed catalog}`` of the releases a rule's PEP 440 range covers (empty range: all), oldest
+    first; releases without a catalog are left out. A range that does not parse covers nothing here (the
+    rule's own check names it)."""
+    try:
+        specifier = SpecifierSet(versions or "")
+    except InvalidSpecifier:
+        return {}
+    releases = VllmRelease.objects.exclude(catalog_sha256="").order_by("major", "minor", "patch")
+    found = {}
+    for release in releases:
+        if specifier.contains(release.version, prereleases=True):
+            catalog = catalog_for(release)
+            if catalog is not None:
+                found[release.version] = catalog
+    return found
+
+
+def rule_path_issues(when: str, versions: str) -> list[PathIssue]:
+    """What is wrong with the ``args``/``effective``/``env`` paths a rule's condition reads, against the
+    catalogs of the releases it applies to (errors and warnings, see ``engine.cel_paths``)."""
+    return check_paths(when or "", rule_catalogs(versions))

@@ -165,14 +165,31 @@ def rule_edit(request, number: int, rule_id: str | None = None):
             except DomainError as exc:
                 add_domain_error(form, exc)
             else:
+                if _path_warnings(saved):  # saved, but shown on its field: back to the form
+                    messages.warning(request, f"Rule {saved.rule_id} saved, with a warning on its condition.")
+                    return redirect("validation:rule-edit", number=number, rule_id=saved.rule_id)
                 messages.success(request, f"Rule {saved.rule_id} saved.")
                 return redirect(
                     reverse("validation:ruleset-detail", args=[number]) + f"#rule-{saved.rule_id}"
                 )
         status = FORM_ERROR
     return _page(
-        request, "validation/rule_form.html", {"ruleset": ruleset, "rule": rule, "form": form}, status=status
+        request,
+        "validation/rule_form.html",
+        {
+            "ruleset": ruleset,
+            "rule": rule,
+            "form": form,
+            "path_warnings": _path_warnings(rule) if rule and request.method == "GET" else [],
+        },
+        status=status,
     )
+
+
+def _path_warnings(rule) -> list[str]:
+    """Paths the rule's condition reads that some releases of its range do not know (saved, but flagged)."""
+    issues = selectors.rule_path_issues(rule.when, rule.versions)
+    return [i.message for i in issues if i.severity == "warning"]
 
 
 @staff_required
@@ -285,10 +302,33 @@ def _recheck(pk: int) -> Recheck:
     return get_object_or_404(Recheck.objects.select_related("ruleset", "release", "created_by"), pk=pk)
 
 
+CHANGES_PER_PAGE = 50
+
+
 @login_required
 @require_GET
 def recheck_detail(request, pk: int):
-    return _page(request, "validation/recheck_detail.html", {"recheck": _recheck(pk)})
+    """The re-check's progress, and the profiles it changed, by kind (newly invalid, newly valid, findings
+    changed), each named and linked, a page at a time."""
+    recheck = _recheck(pk)
+    counts = selectors.recheck_change_counts(recheck)
+    kind = request.GET.get("kind") or next((k for k, n in counts.items() if n), "invalid")
+    try:
+        changes = selectors.recheck_changes(recheck, kind)
+    except DomainError as exc:
+        raise Http404(exc.message) from None
+    tabs = [(k, title, counts[k]) for k, title in selectors.RECHECK_CHANGE_KINDS.items()]
+    return _page(
+        request,
+        "validation/recheck_detail.html",
+        {
+            "recheck": recheck,
+            "tabs": tabs,
+            "kind": kind,
+            "kind_title": selectors.RECHECK_CHANGE_KINDS[kind],
+            "page": Paginator(changes, CHANGES_PER_PAGE).get_page(request.GET.get("page")),
+        },
+    )
 
 
 @login_required
@@ -320,6 +360,31 @@ def release_list(request):
                 initial={"old": fleet_release.version, "new": releases[0].version if releases else None}
             ),
             "latest_recheck": latest,
+        },
+    )
+
+
+@staff_required
+@require_GET
+def fleet_confirm(request):
+    """The confirmation before a fleet-wide release change: the upgrade preview's counts (what the change
+    will do, pinned profiles apart), and the button that makes the change."""
+    form = FleetForm(request.GET)
+    if not form.is_valid():
+        messages.error(request, "; ".join(e for errs in form.errors.values() for e in errs))
+        return redirect("validation:release-list")
+    release = form.cleaned_data["release"]
+    current = selectors.fleet_release()
+    if release.pk == current.pk:
+        messages.info(request, f"The fleet already runs vLLM {release.version}.")
+        return redirect("validation:release-list")
+    return _page(
+        request,
+        "validation/fleet_confirm.html",
+        {
+            "release": release,
+            "current": current,
+            **_preview_context(previews.preview_or_schedule(release=release)),
         },
     )
 
