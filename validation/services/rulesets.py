@@ -25,7 +25,7 @@ from ..engine.rules import (
 from ..engine.types import RuleCompileError
 from ..errors import DomainError
 from ..models import RULE_FIELDS, Rule, RuleSet
-from ..selectors import ruleset_current, ruleset_pack
+from ..selectors import rule_path_issues, ruleset_current, ruleset_pack
 from .rechecks import recheck_start
 
 BUILTIN_PACK = Path(__file__).resolve().parents[1] / "rulepacks" / "builtin.yaml"
@@ -123,7 +123,8 @@ def _rule_error(exc: Exception) -> DomainError:
 @transaction.atomic
 def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
     """Add or change one rule of a draft. The rule's structure is checked and its CEL (condition and message
-    template) compiled first."""
+    template) compiled first; a path its condition reads that no release in its range knows is refused with a
+    did-you-mean (paths only some of them know are warnings: ``selectors.rule_path_issues``)."""
     _require_draft(ruleset)
     raw = {k: v for k, v in data.items() if v is not None}
     existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
@@ -139,6 +140,11 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
         compile_message_template(raw)
     except RuleCompileError as exc:
         raise _rule_error(exc) from exc
+    errors = [
+        i for i in rule_path_issues(raw.get("when") or "", raw.get("versions") or "") if i.severity == "error"
+    ]
+    if errors:
+        raise DomainError(f"rule {raw['id']!r}: when: " + "; ".join(i.message for i in errors), field="when")
     columns = _rule_columns(raw)
     if existing is None:
         position = (ruleset.rules.order_by("-position").values_list("position", flat=True).first() or 0) + 1
