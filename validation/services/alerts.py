@@ -125,6 +125,7 @@ def build_digest(recipient, alerts: list[Alert]) -> EmailMultiAlternatives:
     for alert in alerts:
         change = alert.change
         errors = [f for f in change.appeared if f.get("severity") == "error"]
+        release = change.release.version if change.release else ""
         items.append(
             {
                 "profile": alert.profile,
@@ -133,6 +134,7 @@ def build_digest(recipient, alerts: list[Alert]) -> EmailMultiAlternatives:
                 "cause": change.get_cause_display(),
                 "cause_detail": change.cause_detail,
                 "errors": errors,
+                "why": _why_invalid(errors, release),
             }
         )
     count = len(items)
@@ -151,6 +153,20 @@ def build_digest(recipient, alerts: list[Alert]) -> EmailMultiAlternatives:
     )
     message.attach_alternative(render_to_string("email/alert_digest.html", context), "text/html")
     return message
+
+
+def _why_invalid(errors: list[dict], release: str) -> str:
+    """Why the profile is invalid, in words that follow its errors' categories: only vLLM's own checks
+    (``vllm`` and ``catalog`` rules) mean vLLM would refuse to start it; a ``policy`` rule is the
+    organisation's, and vLLM itself may well start the profile."""
+    refused = any(f.get("category") != "policy" for f in errors)
+    policy = any(f.get("category") == "policy" for f in errors)
+    vllm = f"vLLM {release}" if release else "vLLM"
+    if refused and policy:
+        return f"{vllm} would refuse to start it, and it breaks a policy rule of your organisation"
+    if policy:
+        return f"it breaks a policy rule of your organisation ({vllm} itself would start it)"
+    return f"{vllm} would refuse to start it"
 
 
 def release_stale_claims() -> int:
