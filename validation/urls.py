@@ -20,6 +20,7 @@ urlpatterns = [
     path("rechecks/<int:pk>/progress/", views.recheck_progress, name="recheck-progress"),
     path("releases/", views.release_list, name="release-list"),
     path("releases/fleet/", views.fleet_update, name="fleet-update"),
+    path("releases/fleet/confirm/", views.fleet_confirm, name="fleet-confirm"),
     path("releases/diff/", views.release_diff, name="release-diff"),
     path("releases/<str:version>/preview/", views.release_preview, name="release-preview"),
     path("releases/<str:version>/coverage/", views.release_coverage, name="release-coverage"),

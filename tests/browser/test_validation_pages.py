@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 from profiles.services import ProfileInput, profile_create
 from tests.browser.conftest import SCREENSHOTS
 from validation.models import Recheck, RuleSet
+from validation.selectors import release_get
+from validation.services.fleet import fleet_set_release
 from validation.services.rechecks import recheck_run_inline
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -101,14 +103,21 @@ def test_draft_impact_publish_and_live_progress(staff_page, staff, team, screens
     screenshot(page, "validation-alerts")
 
 
-def test_releases_upgrade_preview_and_fleet_change(staff_page, staff, team, screenshot):
+def test_releases_upgrade_preview_equals_the_fleet_change_with_a_pinned_profile(
+    staff_page, staff, team, screenshot
+):
+    """The upgrade preview with a profile pinned to another release present predicts exactly what the
+    confirmed fleet change then does; the re-check page names and links the profile that changed."""
     page = staff_page
+    fleet_set_release(release=release_get("0.32.0"), actor=staff)
+    Recheck.objects.all().delete()
     seed = (
         "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask "
         "--logprobs-mode processed_logprobs "
         '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\''
     )
-    make(staff, team, "teacher", seed, kind="collection", version="0.32.0")
+    teacher = make(staff, team, "teacher", seed, kind="collection")
+    make(staff, team, "pinned-teacher", seed, kind="collection", version="0.32.0")
     make(staff, team, "follower", "vllm serve meta-llama/Llama-3.1-8B-Instruct")
 
     page.goto("/releases/")
@@ -117,9 +126,18 @@ def test_releases_upgrade_preview_and_fleet_change(staff_page, staff, team, scre
 
     page.locator("#release-0\\.31\\.0").get_by_role("link", name="upgrade preview").click()
     expect(page.locator("#count-invalid strong")).to_have_text("1")
+    expect(page.locator("#count-not-affected strong")).to_have_text("1")
     expect(page.locator("main")).to_contain_text(
         "sampling distribution replay does not support speculative decoding"
     )
+    expect(page.locator("#not-affected + p + table")).to_contain_text("ml-platform/pinned-teacher")
+    predicted = {
+        href
+        for href in page.locator("h2:has-text('Would become invalid') + table a").evaluate_all(
+            "links => links.map(a => a.getAttribute('href'))"
+        )
+    }
+    assert predicted == {f"/profiles/{teacher.pk}/"}
     screenshot(page, "validation-upgrade-preview")
 
     page.goto("/releases/diff/?old=0.31.0&new=0.32.0")
@@ -130,12 +148,30 @@ def test_releases_upgrade_preview_and_fleet_change(staff_page, staff, team, scre
     expect(page.locator("main")).to_contain_text("raise-sites")
     screenshot(page, "validation-release-coverage")
 
-    # Staff move the fleet; the re-check of the follower shows on its page.
+    # Staff move the fleet: first a confirmation with the preview's counts, nothing changed yet.
     page.goto("/releases/")
     page.get_by_label("Fleet default vLLM release").select_option("0.31.0")
     page.get_by_role("button", name="Change the fleet default").click()
+    expect(page).to_have_url(re.compile(r"/releases/fleet/confirm/\?release=0\.31\.0$"))
+    summary = page.locator("#fleet-summary")
+    expect(summary).to_contain_text("1 profile will become invalid")
+    expect(summary).to_contain_text("1 profile pinned to another release is not affected")
+    assert not Recheck.objects.exists()
+    screenshot(page, "validation-fleet-confirm")
+    page.get_by_role("button", name="Move the fleet to vLLM 0.31.0").click()
     expect(page).to_have_url(re.compile(r"/rechecks/\d+/$"))
     recheck = Recheck.objects.get(cause="release")
     recheck_run_inline(recheck.pk)
     expect(page.locator(f"#recheck-{recheck.pk}")).to_have_attribute("data-state", "done", timeout=60_000)
-    expect(page.locator("header.site")).to_contain_text("0.31.0")  # after the next full page load
+    expect(page.locator(f"#recheck-{recheck.pk}")).to_contain_text("1 newly invalid")
+
+    # The re-check page names the changed profile and links to it: the same one the preview named.
+    page.reload()
+    changes = page.locator("#changes")
+    expect(changes).to_contain_text("ml-platform/teacher")
+    outcome = set(changes.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))"))
+    assert outcome == predicted
+    screenshot(page, "validation-recheck-changes")
+    changes.get_by_role("link", name="ml-platform/teacher").click()
+    expect(page).to_have_url(re.compile(rf"/profiles/{teacher.pk}/$"))
+    expect(page.locator("header.site")).to_contain_text("0.31.0")

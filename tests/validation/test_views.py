@@ -13,6 +13,7 @@ from profiles.services import ProfileInput, profile_create
 from tests.conftest import SEED_MESSAGE_031
 from tests.examples import EAGER_RULE, rule_form_data
 from validation.models import Alert, AlertPreference, FleetSettings, Recheck, Rule, RuleSet, VllmRelease
+from validation.selectors import catalog_for
 from validation.services import rulesets
 from validation.services.rechecks import recheck_run_inline
 
@@ -276,18 +277,28 @@ def test_fleet_change_starts_a_recheck(staff_client, user, team):
     assert "valid choice" in bad.content.decode()
 
 
-def test_upgrade_preview_names_the_errors_that_appear(user_client, user, team):
+def test_upgrade_preview_names_the_errors_that_appear(user_client, user, staff, team):
+    """The profiles that follow the fleet are previewed on the release; one pinned to another release is
+    listed apart as not affected (a fleet change leaves it alone)."""
+    from validation.selectors import release_get
+    from validation.services.fleet import fleet_set_release
+
+    fleet_set_release(release=release_get("0.32.0"), actor=staff)
     seed = (
         "vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask --logprobs-mode processed_logprobs "
         '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\''
     )
-    profile = make_profile(user, team, "teacher", command=seed, kind="collection", version="0.32.0")
+    profile = make_profile(user, team, "teacher", command=seed, kind="collection")
+    pinned = make_profile(user, team, "pinned", command=seed, kind="collection", version="0.32.0")
     response = user_client.get("/releases/0.31.0/preview/")
     assert response.status_code == 200
     preview = response.context["preview"]
     assert preview["counts"]["would_become_invalid"] == 1
     assert preview["would_become_invalid"][0]["id"] == profile.pk
-    assert SEED_MESSAGE_031 in response.content.decode()
+    assert [p["id"] for p in preview["not_affected"]] == [pinned.pk]
+    body = response.content.decode()
+    assert SEED_MESSAGE_031 in body
+    assert "Not affected: pinned to another release (1)" in body and f'href="/profiles/{pinned.pk}/"' in body
     assert user_client.get("/releases/7.7.7/preview/").status_code == 404
 
 
@@ -468,3 +479,41 @@ def test_large_fleet_previews_are_computed_by_a_worker_and_the_page_polls(
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         upgrade = client.get("/releases/0.31.0/preview/")
     assert b"Evaluating every stored profile" in upgrade.content and len(callbacks) == 1
+
+
+def test_fleet_change_is_confirmed_with_the_previews_counts(staff_client, user, team):
+    """The release list's form leads to a confirmation stating what the change will do; only its POST moves
+    the fleet."""
+    make_profile(user, team, "follows-fleet", command="vllm serve m --enforce-eager")
+    make_profile(user, team, "pinned", version="0.32.0")
+    before = FleetSettings.objects.get().default_release.version
+    page = staff_client.get("/releases/fleet/confirm/", {"release": "0.31.0"})
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert f"Move the fleet from vLLM {before} to vLLM 0.31.0?" in body
+    assert "1 profile pinned to another release is not affected" in body
+    assert 'action="/releases/fleet/"' in body and 'value="0.31.0"' in body
+    assert FleetSettings.objects.get().default_release.version == before  # nothing changed yet
+    assert not Recheck.objects.exists()
+    bad = staff_client.get("/releases/fleet/confirm/", {"release": "9.9.9"}, follow=True)
+    assert "valid choice" in bad.content.decode()
+
+
+def test_rule_path_typo_is_refused_with_a_did_you_mean_and_a_partial_path_warned(staff_client, draft):
+    form = {**EAGER_FORM, "id": "org-max-seqs", "when": "has(args.max_num_seq) && args.max_num_seq > 512"}
+    response = staff_client.post(f"/rulesets/{draft.number}/rules/new/", form)
+    assert response.status_code == 400
+    errors = response.context["form"].errors["when"]
+    assert "did you mean args.max_num_seqs?" in errors[0]
+    assert not draft.rules.filter(rule_id="org-max-seqs").exists()
+
+    # An argument that only the newer releases of the rule's range know: saved, warned on its field.
+    newest = VllmRelease.objects.exclude(catalog_sha256="").order_by("major", "minor", "patch")
+    names = {v.version: set(catalog_for(v).by_name) for v in newest}
+    versions = list(names)
+    added = sorted(names[versions[-1]] - names[versions[0]])[0]
+    form = {**EAGER_FORM, "id": "org-new-arg", "when": f"has(args.{added})", "versions": ""}
+    saved = staff_client.post(f"/rulesets/{draft.number}/rules/new/", form)
+    assert saved.status_code == 302 and saved["Location"].endswith("/rules/org-new-arg/")
+    page = staff_client.get(saved["Location"]).content.decode()
+    assert f"args.{added} is not an argument of vLLM {versions[0]}" in page
