@@ -223,3 +223,36 @@ def test_coverage_counts_assert_sites_apart():
         "assert": {"sites": 2, "covered": 1},
     }
     assert [e["kind"] for e in report["covered"]] == ["assert"]
+
+
+def test_coverage_counts_the_sites_of_the_catalogs_own_value_checks():
+    errors = [
+        {"message": "Unknown quantization method: {q}. Must be one of {s}.", "file": "m.py", "line": 7},
+        {"message": "Invalid kv_cache_dtype: {d}", "file": "c.py", "line": 3},
+        {"message": "Unknown mode {m}", "file": "cc.py", "line": 9},
+    ]
+    cat = Catalog.from_dict(
+        {
+            "version": "1.0.0",
+            "arguments": [],
+            "errors": errors,
+            "value_sets": {"quantization_methods": {"values": ["fp8"]}},
+            "value_checks": [
+                {
+                    "set": "quantization_methods",
+                    "argument": "quantization",
+                    "site": {"file": "m.py", "line": 7},
+                },
+                # a check whose value set the catalog does not hold is not run, so it covers nothing
+                {"set": "kv_cache_dtypes", "argument": "kv_cache_dtype", "site": {"file": "c.py", "line": 3}},
+            ],
+        }
+    )
+    report = rule_coverage(cat, [])
+    assert report["summary"]["covered"] == 1
+    assert report["covered"][0]["rules"] == ["catalog:quantization"]
+    assert [e["file"] for e in report["uncovered"]] == ["c.py", "cc.py"]
+    # the real catalogs: the quantization site of every release is the catalog's own check
+    for version in ("0.28.0", "0.34.0"):
+        covered = rule_coverage(catalog(version), [])["covered"]
+        assert any("catalog:quantization" in e["rules"] for e in covered), version

@@ -4,7 +4,11 @@ A raise-site is an entry of the catalog's ``errors`` (message, class, file, line
 ``assert`` with a message (``kind``), indexed alike and counted apart. A rule covers it when the
 rule applies to the release (its ``versions`` specifier contains it) and its message matches the raise-site's
 after normalising whitespace, where a placeholder ``{...}`` (an f-string field as vLLM's source has it) on
-either side matches any text. Rules of category ``vllm`` that claim the release but match no raise-site are
+either side matches any text. A site is also covered when it is the site of one of the catalog's own value
+checks (``value_checks``: an argument, or a key of its JSON config, compared against a value set the catalog
+extracted from the wheel, e.g. ``Unknown quantization method``): the product refuses such a value with that
+message itself, so the site is listed with ``catalog:<argument>[.<key>]`` in place of a rule id. Rules of
+category ``vllm`` that claim the release but match no raise-site are
 reported as stale: their text is not in that release's config code (gone, or a check vLLM runs elsewhere,
 which ``outside_config_code`` tells from the rule's source link).
 """
@@ -65,6 +69,19 @@ def _site(error: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _value_check_sites(catalog: Catalog) -> dict[tuple[Any, Any], list[str]]:
+    """(file, line) of each raise-site the catalog's value checks reproduce -> ``catalog:<argument>[.<key>]``.
+    Only checks whose value set the catalog holds count: the engine skips the others
+    (``Catalog.checks_by_target``)."""
+    sites: dict[tuple[Any, Any], list[str]] = {}
+    for check in catalog.checks_by_target.values():
+        site = check.get("site") or {}
+        if site.get("file") and site.get("line"):
+            name = check["argument"] + (f".{check['key']}" if check.get("key") else "")
+            sites.setdefault((site["file"], site["line"]), []).append(f"catalog:{name}")
+    return sites
+
+
 def _percent(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 1) if whole else 0.0
 
@@ -82,12 +99,14 @@ def rule_coverage(catalog: Catalog, rules: Iterable[Mapping[str, Any]]) -> dict[
     covered: list[dict[str, Any]] = []
     uncovered: list[dict[str, Any]] = []
     matched_rules: set[str] = set()
+    checked_sites = _value_check_sites(catalog)
     for error in catalog.errors:
         ids = [
             str(r.get("id"))
             for r in claiming
             if messages_match(r.get("message", ""), error.get("message", ""))
         ]
+        ids += checked_sites.get((error.get("file"), error.get("line")), [])
         entry = _site(error)
         if ids:
             entry["rules"] = ids
