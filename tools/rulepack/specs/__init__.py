@@ -9,6 +9,7 @@ follows the listed ones, in TOPICS order, then in its module's order; policy rul
 from tools.rulepack.specs import (
     backends,
     compilation,
+    compile_checks,
     config_fields,
     conformance,
     data_parallel,
@@ -25,9 +26,11 @@ from tools.rulepack.specs import (
     sampling,
     scheduler,
     serve_args,
+    spec_values,
     speculative,
     structured_outputs,
     transfer,
+    watermark_spec,
 )
 
 TOPICS = (
@@ -51,6 +54,9 @@ TOPICS = (
     parallel_limits,
     quantization_args,
     conformance,
+    watermark_spec,
+    spec_values,
+    compile_checks,
     policy,
 )
 

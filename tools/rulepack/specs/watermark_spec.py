@@ -1,0 +1,80 @@
+"""Watermarking combined with speculative decoding (VllmConfig._check_supports_watermarking, called from
+VllmConfig.__post_init__ since 0.30.0; `_check_watermarking_unsupported` before 0.32.0). vLLM checks, in this
+order: the draft sampling method, the rejection sampling method, parallel drafting, the speculative method,
+then whether the watermarking algorithm can watermark draft tokens."""
+
+from tools.rulepack.expr import HAS_SPEC, METHOD_IS, SC, WATERMARK, R, sub, subv
+
+DRAFT_SAMPLE = subv("speculative_config", "draft_sample_method", '"greedy"')
+REJECT = subv("speculative_config", "rejection_sample_method", '"standard"')
+ALGO = subv("watermark_config", "algorithm", '"gumbel"')
+TARGET_ONLY = f"({sub('watermark_config', 'allow_target_only_watermarking')} && " + (
+    "args.watermark_config.allow_target_only_watermarking == true)"
+)
+NO_PARALLEL = f"!({sub('speculative_config', 'parallel_drafting')} && {SC}.parallel_drafting == true)"
+# Every release of the range accepts these methods with watermarking (0.33.0 adds dflash, 0.34.0 asks the
+# method's speculator config): a profile with another method is refused earlier, by another message.
+SUPPORTED = METHOD_IS("dspark", "eagle", "eagle3", "mtp")
+
+RULES = [
+    R(
+        "watermark-spec-draft-sample-probabilistic",
+        "Speculative decoding with watermarking requires draft_sample_method='probabilistic'.",
+        f"{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} != \"probabilistic\"",
+        ["watermark_config", "speculative_config"],
+        [
+            "Set speculative_config.draft_sample_method to 'probabilistic' (the default is 'greedy')",
+            "Remove --watermark-config, or remove speculative decoding",
+        ],
+        "VllmConfig._check_supports_watermarking: with a watermark config, the draft tokens must be sampled "
+        "probabilistically; SpeculativeConfig.draft_sample_method defaults to 'greedy', so any speculative "
+        "config that does not set it is refused.",
+        ["watermarking", "speculative-decoding"],
+        fix={"set": {"speculative_config.draft_sample_method": "probabilistic"}},
+    ),
+    R(
+        "watermark-spec-rejection-standard",
+        "Speculative decoding with watermarking requires rejection_sample_method='standard'.",
+        f'{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} == "probabilistic" && {REJECT} != "standard"',
+        ["watermark_config", "speculative_config"],
+        ["Use speculative_config.rejection_sample_method 'standard' (the default) with watermarking"],
+        "VllmConfig._check_supports_watermarking, checked after the draft sampling method.",
+        ["watermarking", "speculative-decoding"],
+        fix={"unset": ["speculative_config.rejection_sample_method"]},
+    ),
+    R(
+        "watermark-algorithm-no-speculative",
+        "watermarking algorithm does not support speculative decoding. Set allow_target_only_watermarking=true",
+        f'{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} == "probabilistic" && {REJECT} == "standard" && '
+        f'{NO_PARALLEL} && {SUPPORTED} && !{TARGET_ONLY} && {ALGO} != "dual_key_gumbel"',
+        ["watermark_config", "speculative_config"],
+        [
+            "Use watermark_config.algorithm 'dual_key_gumbel', which watermarks draft tokens",
+            "Set watermark_config.allow_target_only_watermarking to true to leave draft tokens unwatermarked",
+        ],
+        "VllmConfig._check_supports_watermarking: only the dual_key_gumbel algorithm supports speculative "
+        "decoding (WatermarkConfig.supports_speculative_decoding); the default algorithm is 'gumbel'.",
+        ["watermarking", "speculative-decoding"],
+        values={"watermark_config.algorithm": ALGO},
+        fix={"set": {"watermark_config.allow_target_only_watermarking": True}},
+    ),
+]
+
+EAGLE = {"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}
+PROB = dict(EAGLE, draft_sample_method="probabilistic")
+WM = {"watermark_config": {"algorithm": "gumbel"}}
+
+CASES = {
+    "watermark-spec-draft-sample-probabilistic": (
+        dict(WM, speculative_config=EAGLE),
+        dict(WM, speculative_config=PROB),
+    ),
+    "watermark-spec-rejection-standard": (
+        dict(WM, speculative_config=dict(PROB, rejection_sample_method="synthetic", synthetic_acceptance_length=2.5)),
+        dict(WM, speculative_config=PROB),
+    ),
+    "watermark-algorithm-no-speculative": (
+        dict(WM, speculative_config=PROB),
+        {"watermark_config": {"algorithm": "dual_key_gumbel"}, "speculative_config": PROB},
+    ),
+}
