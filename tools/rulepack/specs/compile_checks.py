@@ -8,13 +8,19 @@ PROTON = (
     f'{subv("profiler_config", "profiler", "null")} == "proton" && '
     f'{sub("profiler_config", "proton_profiler_dir")} && {PRC}.proton_profiler_dir != ""'
 )
-ATTRIBUTION = f"({sub('profiler_config', 'proton_graph_attribution')} && {PRC}.proton_graph_attribution == true)"
-PCSAMPLING = f'({sub("profiler_config", "proton_mode")} && {PRC}.proton_mode.matches("^(?i)pcsampling(:.*)?$"))'
-# CUDA graphs stay on (VllmConfig.__post_init__ turns them off under --enforce-eager, and for a compilation mode
-# other than VLLM_COMPILE): only a profile that leaves both to vLLM's defaults, or asks for graphs, is sure.
+ATTRIBUTION = (
+    f"({sub('profiler_config', 'proton_graph_attribution')} && {PRC}.proton_graph_attribution == true)"
+)
+PCSAMPLING = (
+    f'({sub("profiler_config", "proton_mode")} && {PRC}.proton_mode.matches("^(?i)pcsampling(:.*)?$"))'
+)
+# CUDA graphs stay on (VllmConfig.__post_init__ turns them off under --enforce-eager, and for a compilation
+# mode other than VLLM_COMPILE): only a profile that leaves both to vLLM's defaults, or asks for graphs,
+# is sure.
 GRAPHS = (
     "!(has(args.enforce_eager) && args.enforce_eager == true) && "
-    f'(!{sub("compilation_config", "cudagraph_mode")} || !string({CC}.cudagraph_mode).matches("^(?i)none$")) && '
+    f"(!{sub('compilation_config', 'cudagraph_mode')} || "
+    f'!string({CC}.cudagraph_mode).matches("^(?i)none$")) && '
     f'(!{sub("compilation_config", "mode")} || string({CC}.mode).matches("^(?i)(3|vllm_compile)$"))'
 )
 

@@ -70,8 +70,8 @@ RULES = [
         ["speculative_config"],
         ["Remove dspark_draft_topk, or use method 'dspark' with a DSpark draft"],
         "SpeculativeConfig.__post_init__, in its draft-model branch (a speculative model given, a method "
-        "other than ngram/suffix/custom_class/extract_hidden_states): dspark_draft_topk is refused unless the "
-        "method is 'dspark'.",
+        "other than ngram/suffix/custom_class/extract_hidden_states): dspark_draft_topk is refused unless "
+        "the method is 'dspark'.",
         ["speculative-decoding"],
         fix={"unset": ["speculative_config.dspark_draft_topk"]},
     ),
@@ -79,7 +79,7 @@ RULES = [
         "spec-adaptive-no-local-argmax",
         "Adaptive verification estimates per-position acceptance from the draft logits, which "
         "use_local_argmax_reduction never materializes.",
-        f"{HAS_SPEC} && derived.spec_method != \"dspark\" && {ADAPTIVE} && "
+        f'{HAS_SPEC} && derived.spec_method != "dspark" && {ADAPTIVE} && '
         f"{spec_field_true('use_local_argmax_reduction')}",
         ["speculative_config"],
         ["Disable enable_adaptive_verification or use_local_argmax_reduction"],

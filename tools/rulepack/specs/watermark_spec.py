@@ -20,7 +20,7 @@ RULES = [
     R(
         "watermark-spec-draft-sample-probabilistic",
         "Speculative decoding with watermarking requires draft_sample_method='probabilistic'.",
-        f"{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} != \"probabilistic\"",
+        f'{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} != "probabilistic"',
         ["watermark_config", "speculative_config"],
         [
             "Set speculative_config.draft_sample_method to 'probabilistic' (the default is 'greedy')",
@@ -44,7 +44,8 @@ RULES = [
     ),
     R(
         "watermark-algorithm-no-speculative",
-        "watermarking algorithm does not support speculative decoding. Set allow_target_only_watermarking=true",
+        "watermarking algorithm does not support speculative decoding. Set "
+        "allow_target_only_watermarking=true",
         f'{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} == "probabilistic" && {REJECT} == "standard" && '
         f'{NO_PARALLEL} && {SUPPORTED} && !{TARGET_ONLY} && {ALGO} != "dual_key_gumbel"',
         ["watermark_config", "speculative_config"],
@@ -70,7 +71,12 @@ CASES = {
         dict(WM, speculative_config=PROB),
     ),
     "watermark-spec-rejection-standard": (
-        dict(WM, speculative_config=dict(PROB, rejection_sample_method="synthetic", synthetic_acceptance_length=2.5)),
+        dict(
+            WM,
+            speculative_config=dict(
+                PROB, rejection_sample_method="synthetic", synthetic_acceptance_length=2.5
+            ),
+        ),
         dict(WM, speculative_config=PROB),
     ),
     "watermark-algorithm-no-speculative": (
