@@ -66,6 +66,14 @@ class RuleSet(models.Model):
     derived = models.JSONField(default=list, blank=True, help_text="Named derived values (CEL) per release.")
     defaults = models.JSONField(default=list, blank=True, help_text="Fallback argument defaults per release.")
     based_on = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    builtin_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text=(
+            "sha256 of the shipped built-in pack this rule set was loaded from; "
+            "empty for rule sets people made."
+        ),
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

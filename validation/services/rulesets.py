@@ -5,6 +5,7 @@ Reading a rule set (the current one, as a pack, compiled for the engine) is in `
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -79,11 +80,58 @@ def _rule_columns(raw: Mapping[str, Any]) -> dict[str, Any]:
     return columns
 
 
-def ruleset_load_builtin() -> RuleSet | None:
-    """Load the shipped pack as the first published rule set (idempotent; used by migrate)."""
-    if RuleSet.objects.exists():
+def builtin_pack_digest(path: Path = BUILTIN_PACK) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@transaction.atomic
+def ruleset_load_builtin(path: Path = BUILTIN_PACK) -> RuleSet | None:
+    """Bring the shipped pack into the database (idempotent; run after every migrate).
+
+    - No rule set yet: the pack becomes the first published rule set.
+    - The current rule set is an earlier shipped pack, unchanged by anyone: the new pack is published in its
+      place and every profile is re-checked, as after any publish. This is how a product upgrade's rules reach
+      a database that already has profiles.
+    - The current rule set is one people made: nothing of theirs is replaced. A draft holding the new pack,
+      the current set's own rules (ids the pack does not have) and the rules they disabled waits for staff to
+      review and publish it; its notes say so.
+    - The pack was loaded already (same digest, published or waiting as a draft): nothing.
+    """
+    digest = builtin_pack_digest(path)
+    current = RuleSet.objects.filter(status=RuleSet.Status.PUBLISHED).order_by("-number").first()
+    if current is None and RuleSet.objects.exists():
+        return None  # only drafts: someone is building the first rule set by hand
+    if current is not None and current.builtin_digest == digest:
         return None
-    return ruleset_create_from_pack(pack=load_pack(BUILTIN_PACK), publish=True, notes="built-in rule pack")
+    if RuleSet.objects.filter(builtin_digest=digest).exists():
+        return None  # already offered as a draft
+    pack = load_pack(path)
+    if current is None:
+        ruleset = ruleset_create_from_pack(pack=pack, publish=True, notes="built-in rule pack")
+        RuleSet.objects.filter(pk=ruleset.pk).update(builtin_digest=digest)
+        return ruleset
+    if current.builtin_digest:
+        notes = f"built-in rule pack {digest[:12]} (product upgrade)"
+        ruleset = ruleset_create_from_pack(pack=pack, notes=notes)
+        RuleSet.objects.filter(pk=ruleset.pk).update(builtin_digest=digest, based_on=current)
+        ruleset_publish(ruleset=ruleset)
+        return RuleSet.objects.get(pk=ruleset.pk)
+    ours = ruleset_pack(current)["rules"]
+    shipped_ids = {r["id"] for r in pack["rules"]}
+    disabled = {r["id"] for r in ours if r.get("enabled") is False and r["id"] in shipped_ids}
+    merged = dict(pack)
+    merged["rules"] = [{**r, "enabled": False} if r["id"] in disabled else r for r in pack["rules"]] + [
+        r for r in ours if r["id"] not in shipped_ids
+    ]
+    own = sum(r["id"] not in shipped_ids for r in ours)
+    notes = (
+        f"built-in rule pack {digest[:12]} arrived with a product upgrade, merged with rule set "
+        f"{current.number}: its {own} own rule(s) kept, {len(disabled)} rule(s) it "
+        "disabled stay disabled. Review and publish it to take the new rules into use."
+    )
+    draft = ruleset_create_from_pack(pack=merged, notes=notes, require_when=False)
+    RuleSet.objects.filter(pk=draft.pk).update(builtin_digest=digest, based_on=current)
+    return RuleSet.objects.get(pk=draft.pk)
 
 
 # --- drafts, publishing, comparing ----------------------------------------------------------------------
@@ -179,8 +227,11 @@ def ruleset_publish(*, ruleset: RuleSet, actor=None):
             + ", ".join(missing),
             field="rules",
         )
+    pack = ruleset_pack(ruleset)
+    # Imported records that are still disabled and have no condition are carried along, never run.
+    pack["rules"] = [r for r in pack["rules"] if r.get("when")]
     try:
-        compile_ruleset(ruleset_pack(ruleset), version_id=ruleset.number)
+        compile_ruleset(pack, version_id=ruleset.number)
     except Exception as exc:
         raise _rule_error(exc) from exc
     ruleset.status = RuleSet.Status.PUBLISHED
