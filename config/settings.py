@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "profiles",
     "validation",
     "sources",
+    "accounts",
 ]
 
 MIDDLEWARE = [

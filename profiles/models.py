@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 
+from accounts.permissions import Role
+
 
 class Team(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
@@ -26,14 +28,11 @@ class Team(models.Model):
 
 
 class TeamMembership(models.Model):
-    class Role(models.TextChoices):
-        ADMIN = "admin", "admin"
-        MEMBER = "member", "member"
-        WATCHER = "watcher", "watcher (read and alerts)"
+    Role = Role  # viewer, editor, admin: what each may do is in accounts.permissions
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
-    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.EDITOR)
     watch = models.BooleanField(default=False, help_text="Receive alerts for every profile of the team.")
 
     class Meta:

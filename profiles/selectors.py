@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
+from accounts import permissions
 from validation.models import Verdict
 
-from .models import Profile, Team, TeamMembership
+from .models import Profile, Team
 
 # What lists never show: the verdict's findings are most of a verdict row's bytes.
 LIST_DEFERRED = ("verdict__findings", "engine_args", "env", "hardware", "model_config", "description")
 
 
 def teams_visible_to(user) -> QuerySet[Team]:
-    if user.is_staff or user.is_superuser:
-        return Team.objects.all()
-    return Team.objects.filter(memberships__user=user).distinct()
+    team_ids = permissions.visible_team_ids(user)
+    return Team.objects.all() if team_ids is None else Team.objects.filter(pk__in=team_ids)
 
 
 def profiles_visible_to(user) -> QuerySet[Profile]:
@@ -29,9 +29,10 @@ def profiles_visible_to(user) -> QuerySet[Profile]:
         "model_source",
         "draft_source",
     )
-    if not (user.is_staff or user.is_superuser):
-        member_of = TeamMembership.objects.filter(user=user).values("team_id")
-        queryset = queryset.filter(Q(team_id__in=member_of) | Q(owner=user))
+    team_ids = permissions.visible_team_ids(user)
+    if team_ids is not None:
+        owner = Q(owner=user) if getattr(user, "is_authenticated", False) and user.is_active else Q(pk__in=[])
+        queryset = queryset.filter(Q(team_id__in=team_ids) | owner)
     return queryset
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from accounts import permissions
 from hub import services as hub_services
 from validation.engine import parse as engine_parse
 from validation.engine import render as engine_render
@@ -28,7 +29,7 @@ from validation.services.verdicts import effective_release, profile_check, profi
 
 from .models import Profile, ProfileRevision, Team, TeamMembership
 
-EDITOR_ROLES = (TeamMembership.Role.ADMIN, TeamMembership.Role.MEMBER)
+EDITOR_ROLES = permissions.EDITOR_ROLES
 
 
 class ProfileInvalid(DomainError):
@@ -148,9 +149,8 @@ def profile_copy(profile: Profile, **changes) -> Profile:
 
 
 def user_can_edit(user, team: Team) -> bool:
-    if user.is_staff or user.is_superuser:
-        return True
-    return TeamMembership.objects.filter(team=team, user=user, role__in=EDITOR_ROLES).exists()
+    """Kept for the callers that ask by this name: the rule is ``accounts.permissions.can_edit_team``."""
+    return permissions.can_edit_team(user, team)
 
 
 def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = True) -> None:
@@ -227,10 +227,11 @@ def _active_waivers(profile: Profile) -> list[str]:
 
 
 def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, Verdict]:
-    if not user_can_edit(actor, team):
-        raise DomainError(
-            f"you may not create profiles in team {team.slug!r}", field="team", code="permission"
-        )
+    permissions.require(
+        permissions.can_edit_team(actor, team),
+        f"you may not create profiles in team {team.slug!r}",
+        field="team",
+    )
     profile = Profile(team=team, owner=actor, revision=1)
     _apply_input(profile, data)
     verdict, release = profile_check(profile)
@@ -291,8 +292,10 @@ def _name_taken(profile: Profile) -> DomainError:
 def profile_update(
     *, actor, profile: Profile, data: ProfileInput, expected_revision: int | None = None
 ) -> tuple[Profile, Verdict]:
-    if not user_can_edit(actor, profile.team):
-        raise DomainError(f"you may not edit profiles of team {profile.team.slug!r}", code="permission")
+    permissions.require(
+        permissions.can_edit_team(actor, profile.team_id),
+        f"you may not edit profiles of team {profile.team.slug!r}",
+    )
     origin = profile.source or {}
     if origin.get("type") == "git":
         raise DomainError(
@@ -361,8 +364,10 @@ def profile_edit(
 def profile_model_refresh(*, actor, profile: Profile):
     """Fetch the profile's model and draft configs again and re-check every profile that reads them (this
     one at once, in this process). Returns the stored configs."""
-    if not user_can_edit(actor, profile.team):
-        raise DomainError(f"you may not edit profiles of team {profile.team.slug!r}", code="permission")
+    permissions.require(
+        permissions.can_edit_team(actor, profile.team_id),
+        f"you may not edit profiles of team {profile.team.slug!r}",
+    )
     before = {row.pk: (row.config, row.error) for row in (profile.model_source, profile.draft_source) if row}
     model_sources_resolve(profile, refresh=True)
     Profile.objects.filter(pk=profile.pk).update(
@@ -378,15 +383,16 @@ def profile_model_refresh(*, actor, profile: Profile):
 
 
 def profile_delete(*, actor, profile: Profile) -> None:
-    if not user_can_edit(actor, profile.team):
-        raise DomainError(f"you may not delete profiles of team {profile.team.slug!r}", code="permission")
+    permissions.require(
+        permissions.can_edit_team(actor, profile.team_id),
+        f"you may not delete profiles of team {profile.team.slug!r}",
+    )
     profile.delete()
 
 
 @transaction.atomic
 def team_create(*, actor, slug: str, name: str) -> Team:
-    if not actor.is_staff:
-        raise DomainError("only staff may create teams", code="permission")
+    permissions.require(permissions.can_create_team(actor), "only staff may create teams")
     if Team.objects.filter(slug=slug).exists():
         raise DomainError(f"a team with slug {slug!r} exists already", field="slug", code="unique")
     team = Team.objects.create(slug=slug, name=name or slug)
@@ -396,9 +402,9 @@ def team_create(*, actor, slug: str, name: str) -> Team:
 
 def team_set_default_node_type(*, actor, team: Team, name: str) -> Team:
     """The node type of the team's profiles that choose none; those profiles are re-checked."""
-    is_admin = TeamMembership.objects.filter(team=team, user=actor, role=TeamMembership.Role.ADMIN).exists()
-    if not (actor.is_staff or is_admin):
-        raise DomainError("only the team's admins may set its default node type", code="permission")
+    permissions.require(
+        permissions.can_admin_team(actor, team), "only the team's admins may set its default node type"
+    )
     team.default_node_type = _node_type(name.strip()) if name.strip() else None
     with transaction.atomic():
         team.save(update_fields=["default_node_type"])
@@ -407,9 +413,12 @@ def team_set_default_node_type(*, actor, team: Team, name: str) -> Team:
     return team
 
 
-def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.MEMBER, watch: bool = False):
-    if not (actor.is_staff or TeamMembership.objects.filter(team=team, user=actor, role="admin").exists()):
-        raise DomainError("only the team's admins may add members", code="permission")
+def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.EDITOR, watch: bool = False):
+    permissions.require(permissions.can_admin_team(actor, team), "only the team's admins may add members")
+    if role not in TeamMembership.Role.values:
+        raise DomainError(
+            f"unknown role {role!r}; roles: {', '.join(TeamMembership.Role.values)}", field="role"
+        )
     membership, _ = TeamMembership.objects.update_or_create(
         team=team, user=user, defaults={"role": role, "watch": watch}
     )

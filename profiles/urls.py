@@ -15,4 +15,9 @@ urlpatterns = [
     path("profiles/<int:pk>/split/", views.profile_split, name="split"),
     path("profiles/<int:pk>/refresh-model/", views.profile_refresh_model, name="refresh-model"),
     path("profiles/<int:pk>/waivers/", views.waiver_create, name="waiver-create"),
+    path(
+        "profiles/<int:pk>/waivers/<int:waiver_id>/<str:decision>/",
+        views.waiver_decide,
+        name="waiver-decide",
+    ),
 ]

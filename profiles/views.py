@@ -12,23 +12,24 @@ from datetime import datetime, time
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import QueryDict
+from django.http import Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from accounts import permissions
 from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
-from validation.models import Rule, Verdict
+from validation.models import Rule, Verdict, Waiver
 from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
+from validation.services import waivers as waiver_services
 from validation.services.verdicts import profile_hardware
-from validation.services.waivers import user_can_waive, waiver_grant
 
 from . import manifest_services, selectors, services
 from .filters import ProfileFilter
 from .forms import ListOptionsForm, ManifestImportForm, ProfileForm, WaiverForm
-from .models import Profile, Team, TeamMembership
+from .models import Profile, Team
 
 ARG_FIELDS = {"command", "config", "engine_args", "model", "env"}
 
@@ -43,13 +44,9 @@ def _is_fragment(request) -> bool:
 
 
 def _editable_team_slugs(user) -> list[str]:
-    if user.is_staff or user.is_superuser:
-        return list(Team.objects.order_by("slug").values_list("slug", flat=True))
-    return list(
-        TeamMembership.objects.filter(user=user, role__in=services.EDITOR_ROLES)
-        .order_by("team__slug")
-        .values_list("team__slug", flat=True)
-    )
+    team_ids = permissions.editable_team_ids(user)
+    teams = Team.objects.all() if team_ids is None else Team.objects.filter(pk__in=team_ids)
+    return list(teams.order_by("slug").values_list("slug", flat=True))
 
 
 def _grouped(findings) -> list[tuple[str, list[dict]]]:
@@ -200,7 +197,11 @@ def profile_detail(request, pk: int):
         }
         for rev, older in zip(revisions[:20], [*revisions[1:], None], strict=False)
     ]
-    can_waive = user_can_waive(request.user, profile)
+    can_waive = waiver_services.user_can_request_waiver(request.user, profile)
+    waivers = list(profile.waivers.select_related("granted_by", "requested_by"))
+    for w in waivers:
+        w.can_approve = waiver_services.user_can_approve(request.user, w)
+        w.can_revoke = waiver_services.user_can_revoke(request.user, w)
     waivable = sorted({f["rule"] for f in findings if f["severity"] != "info" and not f.get("waived")})
     context = {
         "profile": profile,
@@ -212,9 +213,9 @@ def profile_detail(request, pk: int):
         "yaml": services.profile_render(profile, fmt="yaml"),
         "changes": list(profile.state_changes.select_related("actor", "release", "ruleset")[:50]),
         "history": history,
-        "waivers": list(profile.waivers.select_related("granted_by")),
+        "waivers": waivers,
         "now": timezone.now(),
-        "can_edit": services.user_can_edit(request.user, profile.team),
+        "can_edit": permissions.can_edit_team(request.user, profile.team_id),
         "can_waive": can_waive,
         "waiver_form": WaiverForm(rule_ids=waivable) if can_waive and waivable else None,
         "mixed": services.profile_is_mixed(profile),
@@ -308,7 +309,7 @@ def profile_create(request):
 @login_required
 def profile_edit(request, pk: int):
     profile = _visible_profile(request, pk)
-    if not services.user_can_edit(request.user, profile.team):
+    if not permissions.can_edit_team(request.user, profile.team_id):
         raise PermissionDenied("you may not edit profiles of this team")
     initial = {
         "name": profile.name,
@@ -395,7 +396,7 @@ def _conflict_context(pk: int, expected: int | None, exc) -> dict:
 @login_required
 def profile_fix(request, pk: int, rule_id: str):
     profile = _visible_profile(request, pk)
-    if not services.user_can_edit(request.user, profile.team):
+    if not permissions.can_edit_team(request.user, profile.team_id):
         raise PermissionDenied("you may not edit profiles of this team")
     error = None
     if request.method == "POST":
@@ -429,7 +430,7 @@ def profile_fix(request, pk: int, rule_id: str):
 @login_required
 def profile_split(request, pk: int):
     profile = _visible_profile(request, pk)
-    if not services.user_can_edit(request.user, profile.team):
+    if not permissions.can_edit_team(request.user, profile.team_id):
         raise PermissionDenied("you may not edit profiles of this team")
     if not services.profile_is_mixed(profile):
         messages.error(request, "Only a profile with sampling masks and speculative decoding can be split.")
@@ -472,13 +473,13 @@ def waiver_create(request, pk: int):
     if not form.is_valid():
         messages.error(
             request,
-            "Waiver not granted: "
+            "Waiver not requested: "
             + "; ".join(f"{name}: {' '.join(errs)}" for name, errs in form.errors.items()),
         )
         return redirect("profiles:detail", pk=pk)
     expires = timezone.make_aware(datetime.combine(form.cleaned_data["expires_at"], time(23, 59, 59)))
     try:
-        waiver_grant(
+        waiver_services.waiver_request(
             actor=request.user,
             profile=profile,
             rule_id=form.cleaned_data["rule_id"],
@@ -486,9 +487,35 @@ def waiver_create(request, pk: int):
             expires_at=expires,
         )
     except DomainError as exc:
-        messages.error(request, f"Waiver not granted: {exc.message}")
+        messages.error(request, f"Waiver not requested: {exc.message}")
     else:
-        messages.success(request, f"Waived {form.cleaned_data['rule_id']} until {expires:%Y-%m-%d}.")
+        messages.success(
+            request,
+            f"Waiver of {form.cleaned_data['rule_id']} until {expires:%Y-%m-%d} requested: "
+            "a team admin other than you approves it.",
+        )
+    return redirect("profiles:detail", pk=pk)
+
+
+@login_required
+@require_POST
+def waiver_decide(request, pk: int, waiver_id: int, decision: str):
+    """Approve or revoke one waiver of a profile (buttons on the profile's page)."""
+    if decision not in ("approve", "revoke"):
+        raise Http404("no such decision")
+    profile = _visible_profile(request, pk)
+    waiver = get_object_or_404(Waiver, pk=waiver_id, profile=profile)
+    try:
+        if decision == "approve":
+            waiver_services.waiver_approve(actor=request.user, waiver=waiver)
+            messages.success(request, f"Waiver of {waiver.rule_id} approved; the profile was re-checked.")
+        else:
+            waiver_services.waiver_revoke(actor=request.user, waiver=waiver)
+            messages.success(request, f"Waiver of {waiver.rule_id} revoked.")
+    except DomainError as exc:
+        if exc.code == "permission":
+            raise PermissionDenied(exc.message) from exc
+        messages.error(request, f"Waiver not changed: {exc.message}")
     return redirect("profiles:detail", pk=pk)
 
 

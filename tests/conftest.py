@@ -50,7 +50,7 @@ def outsider(db):
 @pytest.fixture
 def team(staff, user):
     team = team_create(actor=staff, slug="ml-platform", name="ML platform")
-    team_add_member(actor=staff, team=team, user=user, role=TeamMembership.Role.MEMBER)
+    team_add_member(actor=staff, team=team, user=user, role=TeamMembership.Role.EDITOR)
     return team
 
 

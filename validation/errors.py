@@ -5,17 +5,11 @@ Below services and selectors (both raise them), beside the models.
 
 from __future__ import annotations
 
+from accounts.errors import DomainError
+
 from .models import VllmRelease
 
-
-class DomainError(Exception):
-    """An error a user caused and can fix; the API turns it into a 400 naming ``field``."""
-
-    def __init__(self, message: str, *, field: str | None = None, code: str = "invalid"):
-        self.message = message
-        self.field = field
-        self.code = code
-        super().__init__(message)
+__all__ = ["DomainError", "UnknownRelease"]
 
 
 class UnknownRelease(DomainError):

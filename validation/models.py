@@ -235,7 +235,15 @@ class Waiver(models.Model):
     profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="waivers")
     rule_id = models.SlugField(max_length=120)
     reason = models.TextField()
-    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # A waiver needs a second person: an editor requests it, a team admin or staff who is not the requester
+    # approves it (``granted_by``); until then it is pending and waives nothing.
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    granted_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -246,6 +254,10 @@ class Waiver(models.Model):
 
     def __str__(self) -> str:
         return f"waiver of {self.rule_id} for {self.profile_id}"
+
+    @property
+    def pending(self) -> bool:
+        return self.granted_by_id is None and self.revoked_at is None
 
 
 class Recheck(models.Model):

@@ -179,7 +179,7 @@ def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
     result: dict[int, list[str]] = {}
     ids = profile_ids if isinstance(profile_ids, QuerySet) else list(profile_ids)
     rows = Waiver.objects.filter(
-        profile_id__in=ids, revoked_at__isnull=True, expires_at__gt=timezone.now()
+        profile_id__in=ids, granted_by__isnull=False, revoked_at__isnull=True, expires_at__gt=timezone.now()
     ).values_list("profile_id", "rule_id")
     for profile_id, rule_id in rows:
         result.setdefault(profile_id, []).append(rule_id)

@@ -19,6 +19,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts import permissions
+
 from . import selectors
 from .forms import (
     AlertPreferenceForm,
@@ -43,7 +45,7 @@ def staff_required(view):
     @login_required
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        if not request.user.is_staff:
+        if not permissions.is_staff(request.user):
             raise PermissionDenied("only staff may change rule sets and the fleet's vLLM release")
         return view(request, *args, **kwargs)
 
@@ -95,7 +97,7 @@ def ruleset_list(request):
         {
             "rulesets": rulesets_,
             "current": current,
-            "draft_form": DraftForm() if request.user.is_staff else None,
+            "draft_form": DraftForm() if permissions.is_staff(request.user) else None,
             "compare_form": CompareForm(
                 initial={"old": current.number if current else None, "new": rulesets_[0].number}
                 if rulesets_
@@ -143,7 +145,7 @@ def ruleset_detail(request, number: int):
             "ruleset": ruleset,
             "rules": rules,
             "is_current": current.pk == ruleset.pk,
-            "editable": request.user.is_staff and ruleset.status == RuleSet.Status.DRAFT,
+            "editable": permissions.is_staff(request.user) and ruleset.status == RuleSet.Status.DRAFT,
             "unwritten": [r.rule_id for r in rules if r.enabled and not r.when],
             "recheck": recheck,
         },
@@ -199,7 +201,9 @@ def rule_toggle(request, number: int, rule_id: str):
     ruleset = _draft(number)
     rule = get_object_or_404(ruleset.rules, rule_id=rule_id)
     try:
-        rulesets.rule_save(ruleset=ruleset, data={"id": rule.rule_id, "enabled": not rule.enabled})
+        rulesets.rule_save(
+            ruleset=ruleset, data={"id": rule.rule_id, "enabled": not rule.enabled}, actor=request.user
+        )
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
@@ -212,7 +216,7 @@ def rule_toggle(request, number: int, rule_id: str):
 def rule_delete(request, number: int, rule_id: str):
     ruleset = _draft(number)
     try:
-        rulesets.rule_delete(ruleset=ruleset, rule_id=rule_id)
+        rulesets.rule_delete(ruleset=ruleset, rule_id=rule_id, actor=request.user)
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
@@ -230,7 +234,9 @@ def ruleset_import(request, number: int):
     if request.method == "POST":
         if form.is_valid():
             try:
-                created = rulesets.ruleset_import_records(ruleset=ruleset, text=form.cleaned_data["records"])
+                created = rulesets.ruleset_import_records(
+                    ruleset=ruleset, text=form.cleaned_data["records"], actor=request.user
+                )
             except DomainError as exc:
                 add_domain_error(form, exc)
             else:
@@ -354,7 +360,7 @@ def release_list(request):
             "releases": releases,
             "fleet_release": fleet_release,
             "fleet_form": FleetForm(initial={"release": fleet_release.version})
-            if request.user.is_staff
+            if permissions.is_staff(request.user)
             else None,
             "diff_form": ReleaseDiffForm(
                 initial={"old": fleet_release.version, "new": releases[0].version if releases else None}

@@ -215,7 +215,7 @@ class TeamNodeTypeSerializer(serializers.Serializer):
 
 class TeamMemberSerializer(serializers.Serializer):
     username = serializers.SlugRelatedField(slug_field="username", queryset=get_user_model().objects.all())
-    role = serializers.ChoiceField(choices=TeamMembership.Role.choices, default=TeamMembership.Role.MEMBER)
+    role = serializers.ChoiceField(choices=TeamMembership.Role.choices, default=TeamMembership.Role.EDITOR)
     watch = serializers.BooleanField(default=False)
 
 

@@ -34,16 +34,34 @@ from .serializers import (
 
 
 class WaiverSerializer(serializers.ModelSerializer):
-    granted_by = serializers.CharField(source="granted_by.username", read_only=True)
+    requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
+    granted_by = serializers.CharField(
+        source="granted_by.username", read_only=True, allow_null=True, help_text="null while pending"
+    )
+    pending = serializers.BooleanField(
+        read_only=True, help_text="requested, not yet approved by a second person"
+    )
     active = serializers.SerializerMethodField()
 
     class Meta:
         model = Waiver
-        fields = ["id", "rule_id", "reason", "granted_by", "expires_at", "created_at", "revoked_at", "active"]
-        read_only_fields = ["id", "granted_by", "created_at", "revoked_at", "active"]
+        fields = [
+            "id",
+            "rule_id",
+            "reason",
+            "requested_by",
+            "granted_by",
+            "granted_at",
+            "expires_at",
+            "created_at",
+            "revoked_at",
+            "pending",
+            "active",
+        ]
+        read_only_fields = ["id", "granted_at", "created_at", "revoked_at"]
 
     def get_active(self, obj) -> bool:
-        return obj.revoked_at is None and obj.expires_at > timezone.now()
+        return obj.granted_by_id is not None and obj.revoked_at is None and obj.expires_at > timezone.now()
 
 
 class ProfileViewSet(viewsets.ModelViewSet):
@@ -204,16 +222,29 @@ class ProfileViewSet(viewsets.ModelViewSet):
     )
     @action(detail=True, methods=["get", "post"])
     def waivers(self, request, pk=None):
-        """A waiver exempts this profile from one rule until it expires; waived findings stay visible."""
+        """A waiver exempts this profile from one rule until it expires; waived findings stay visible.
+
+        POST requests one (an editor of the team); it waives nothing until a team admin or staff who is not
+        the requester approves it (``POST .../waivers/{id}/approve/``)."""
         profile = self.get_object()
         if request.method == "GET":
-            return Response(WaiverSerializer(profile.waivers.select_related("granted_by"), many=True).data)
+            rows = profile.waivers.select_related("granted_by", "requested_by")
+            return Response(WaiverSerializer(rows, many=True).data)
         serializer = WaiverSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        waiver = waiver_services.waiver_grant(
+        waiver = waiver_services.waiver_request(
             actor=request.user, profile=profile, **serializer.validated_data
         )
         return Response(WaiverSerializer(waiver).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: WaiverSerializer})
+    @action(detail=True, methods=["post"], url_path=r"waivers/(?P<waiver_id>[0-9]+)/approve")
+    def approve_waiver(self, request, pk=None, waiver_id=None):
+        """Approve a pending waiver: a team admin or staff, never its requester. The profile is re-checked."""
+        waiver = get_object_or_404(Waiver, pk=waiver_id, profile=self.get_object())
+        return Response(
+            WaiverSerializer(waiver_services.waiver_approve(actor=request.user, waiver=waiver)).data
+        )
 
     @extend_schema(request=None, responses={200: ProfileSerializer})
     @action(detail=True, methods=["post"], url_path="refresh-model")

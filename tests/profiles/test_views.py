@@ -1,6 +1,7 @@
 """The dashboard's pages through Django's test client: content, actions, and query counts (N+1 guards)."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from profiles.models import Profile
@@ -213,22 +214,39 @@ def test_split_saves_nothing_when_either_part_is_invalid(client_user, mixed, mon
     assert not Profile.objects.filter(name="teacher-serving").exists()
 
 
-def test_waiver_grant_by_team_admin(client_staff, mixed):
+def test_waiver_requested_by_an_editor_is_approved_by_a_team_admin_on_the_page(user, staff, mixed):
+    editor, admin = Client(), Client()
+    editor.force_login(user)
+    admin.force_login(staff)
     rule = next(f["rule"] for f in mixed.verdict.findings if f["severity"] != "info")
-    response = client_staff.post(
+    response = editor.post(
         reverse("profiles:waiver-create", args=[mixed.pk]),
         {"rule_id": rule, "reason": "accepted risk", "expires_at": "2099-01-01"},
     )
-    assert response.status_code == 302 and Waiver.objects.filter(profile=mixed, rule_id=rule).exists()
+    waiver = Waiver.objects.get(profile=mixed, rule_id=rule)
+    assert response.status_code == 302 and waiver.pending and waiver.requested_by == user
+    # the requester sees no approve button and cannot approve by posting
+    page = editor.get(reverse("profiles:detail", args=[mixed.pk])).content.decode()
+    assert "pending approval" in page and "Approve</button>" not in page
+    denied = editor.post(reverse("profiles:waiver-decide", args=[mixed.pk, waiver.pk, "approve"]))
+    assert denied.status_code == 403
+    assert Waiver.objects.get(pk=waiver.pk).pending
+    # staff (admin of the team, not the requester) sees the button and approves
+    assert "Approve</button>" in admin.get(reverse("profiles:detail", args=[mixed.pk])).content.decode()
+    admin.post(reverse("profiles:waiver-decide", args=[mixed.pk, waiver.pk, "approve"]))
+    waiver.refresh_from_db()
+    assert not waiver.pending and waiver.granted_by == staff
 
 
-def test_member_cannot_grant_waivers(client_user, mixed):
+def test_requester_cannot_approve_their_own_waiver_even_as_staff(client_staff, mixed):
     rule = next(f["rule"] for f in mixed.verdict.findings if f["severity"] != "info")
-    client_user.post(
+    client_staff.post(
         reverse("profiles:waiver-create", args=[mixed.pk]),
-        {"rule_id": rule, "reason": "no", "expires_at": "2099-01-01"},
+        {"rule_id": rule, "reason": "mine", "expires_at": "2099-01-01"},
     )
-    assert not Waiver.objects.exists()
+    waiver = Waiver.objects.get(profile=mixed)
+    response = client_staff.post(reverse("profiles:waiver-decide", args=[mixed.pk, waiver.pk, "approve"]))
+    assert response.status_code == 403 and Waiver.objects.get(pk=waiver.pk).pending
 
 
 # --- query counts: a page's queries must not grow with the number of rows ---------------------------------

@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 from django.utils import timezone
+from rest_framework.test import APIClient
 
+from profiles.models import TeamMembership
+from profiles.services import team_add_member
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.examples import EAGER_RULE
 from validation.models import Recheck, RuleSet, Verdict
@@ -149,24 +152,39 @@ def test_upgrade_preview_changes_nothing(staff_api, api, team):
     assert api.get("/api/v1/releases/0.0.1/preview/").status_code == 400
 
 
-def test_waivers_api(staff_api, api, team, staff):
+def test_waivers_api_need_a_second_person(staff_api, api, team, staff, outsider):
     profile = create_profile(api, "eager-ok", command="vllm serve m", kind="serving")
+    url = f"/api/v1/profiles/{profile['id']}/waivers/"
     body = {
         "rule_id": "policy-x",
         "reason": "accepted risk",
         "expires_at": (timezone.now() + timedelta(days=7)).isoformat(),
     }
-    assert api.post(f"/api/v1/profiles/{profile['id']}/waivers/", body, format="json").status_code == 403
-    created = staff_api.post(f"/api/v1/profiles/{profile['id']}/waivers/", body, format="json")
-    assert created.status_code == 201 and created.json()["granted_by"] == "sam" and created.json()["active"]
-    listed = api.get(f"/api/v1/profiles/{profile['id']}/waivers/").json()
+    # a viewer of the team may read but not request
+    team_add_member(actor=staff, team=team, user=outsider, role=TeamMembership.Role.VIEWER)
+    viewer = APIClient()
+    viewer.force_authenticate(outsider)
+    assert viewer.post(url, body, format="json").status_code == 403
+    # an editor requests: pending, waives nothing
+    created = api.post(url, body, format="json")
+    assert created.status_code == 201, created.json()
+    waiver = created.json()
+    assert waiver["requested_by"] == "ada" and waiver["granted_by"] is None
+    assert waiver["pending"] is True and waiver["active"] is False
+    # the requester cannot approve it; a team admin (staff here) can
+    assert api.post(f"{url}{waiver['id']}/approve/").status_code == 403
+    approved = staff_api.post(f"{url}{waiver['id']}/approve/")
+    assert (
+        approved.status_code == 200 and approved.json()["granted_by"] == "sam" and approved.json()["active"]
+    )
+    assert staff_api.post(f"{url}{waiver['id']}/approve/").status_code == 409  # not pending any more
+    listed = viewer.get(url).json()
     assert [w["rule_id"] for w in listed] == ["policy-x"]
-    revoked = staff_api.post(f"/api/v1/profiles/{profile['id']}/waivers/{created.json()['id']}/revoke/")
+    assert api.post(f"{url}{waiver['id']}/revoke/").status_code == 403  # an editor cannot end an approved one
+    revoked = staff_api.post(f"{url}{waiver['id']}/revoke/")
     assert revoked.status_code == 200 and revoked.json()["active"] is False
     past = {**body, "expires_at": (timezone.now() - timedelta(days=1)).isoformat()}
-    assert (
-        staff_api.post(f"/api/v1/profiles/{profile['id']}/waivers/", past, format="json").status_code == 400
-    )
+    assert api.post(url, past, format="json").status_code == 400
 
 
 def test_alert_preferences(api):

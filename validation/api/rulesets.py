@@ -10,6 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
+from accounts import permissions
 from validation import selectors
 from validation.models import RuleSet
 from validation.services import previews, rulesets
@@ -23,7 +24,7 @@ class StaffWritesRules(BasePermission):
     def has_permission(self, request, view):
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return bool(request.user and request.user.is_authenticated)
-        return bool(request.user and request.user.is_staff)
+        return permissions.can_manage_rulesets(request.user)
 
 
 class DraftRequestSerializer(serializers.Serializer):
@@ -85,7 +86,7 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=None, responses={204: None})
     @action(detail=True, methods=["delete"], url_path=r"rules/(?P<rule_id>[-a-zA-Z0-9_]+)")
     def delete_rule(self, request, pk=None, rule_id=None):
-        rulesets.rule_delete(ruleset=self.get_object(), rule_id=rule_id)
+        rulesets.rule_delete(ruleset=self.get_object(), rule_id=rule_id, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=RecordsSerializer, responses={201: RuleSerializer(many=True)})
@@ -95,7 +96,7 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         serializer = RecordsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         created = rulesets.ruleset_import_records(
-            ruleset=self.get_object(), text=serializer.validated_data["records"]
+            ruleset=self.get_object(), text=serializer.validated_data["records"], actor=request.user
         )
         return Response(RuleSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
 

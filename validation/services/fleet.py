@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from ..errors import DomainError
+from accounts import permissions
+
 from ..models import FleetSettings, Recheck, VllmRelease
 from .rechecks import recheck_start
 
@@ -12,8 +13,7 @@ from .rechecks import recheck_start
 @transaction.atomic
 def fleet_set_release(*, release: VllmRelease, actor) -> Recheck | None:
     """Move the fleet to ``release`` and re-check the profiles that follow it (None if nothing changed)."""
-    if not (actor.is_staff or actor.is_superuser):
-        raise DomainError("only staff may change the fleet's vLLM release", code="permission")
+    permissions.require(permissions.can_manage_fleet(actor), "only staff may change the fleet's vLLM release")
     fleet = FleetSettings.objects.select_for_update().first()
     if fleet is None:
         fleet = FleetSettings(default_release=release)

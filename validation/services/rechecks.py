@@ -254,7 +254,9 @@ def sweep() -> dict[str, int]:
             revived += 1
         else:
             _finish(recheck_id)
-    expired = Waiver.objects.filter(expiry_applied=False, expires_at__lte=timezone.now())
+    expired = Waiver.objects.filter(
+        expiry_applied=False, granted_by__isnull=False, expires_at__lte=timezone.now()
+    )
     expired_profiles = list(expired.values_list("profile_id", flat=True).distinct())
     waiver_rechecks = 0
     if expired_profiles:

@@ -15,6 +15,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import permissions
+
 from ..engine.rules import (
     LIST_FIELDS,
     check_rule,
@@ -137,6 +139,12 @@ def ruleset_load_builtin(path: Path = BUILTIN_PACK) -> RuleSet | None:
 # --- drafts, publishing, comparing ----------------------------------------------------------------------
 
 
+def _require_staff(actor) -> None:
+    """Rule sets are staff's: ``actor`` None is the system itself (migrate, management commands)."""
+    if actor is not None:
+        permissions.require(permissions.can_manage_rulesets(actor), "only staff may change rule sets")
+
+
 def _require_draft(ruleset: RuleSet) -> None:
     if ruleset.status != RuleSet.Status.DRAFT:
         raise DomainError(
@@ -153,6 +161,7 @@ def _touch(ruleset: RuleSet) -> None:
 @transaction.atomic
 def ruleset_draft_create(*, actor, based_on: RuleSet | None = None, notes: str = "") -> RuleSet:
     """A new draft holding a copy of ``based_on`` (default: the current rule set)."""
+    _require_staff(actor)
     source = based_on or ruleset_current()
     pack = ruleset_pack(source)
     pack["description"] = notes or f"draft based on rule set {source.number}"
@@ -173,6 +182,7 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
     """Add or change one rule of a draft. The rule's structure is checked and its CEL (condition and message
     template) compiled first; a path its condition reads that no release in its range knows is refused with a
     did-you-mean (paths only some of them know are warnings: ``selectors.rule_path_issues``)."""
+    _require_staff(actor)
     _require_draft(ruleset)
     raw = {k: v for k, v in data.items() if v is not None}
     existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
@@ -207,7 +217,8 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
 
 
 @transaction.atomic
-def rule_delete(*, ruleset: RuleSet, rule_id: str) -> None:
+def rule_delete(*, ruleset: RuleSet, rule_id: str, actor=None) -> None:
+    _require_staff(actor)
     _require_draft(ruleset)
     deleted, _ = ruleset.rules.filter(rule_id=rule_id).delete()
     if not deleted:
@@ -218,6 +229,7 @@ def rule_delete(*, ruleset: RuleSet, rule_id: str) -> None:
 @transaction.atomic
 def ruleset_publish(*, ruleset: RuleSet, actor=None):
     """Make a draft current and immutable, then re-check every profile (enqueued on commit)."""
+    _require_staff(actor)
     ruleset = RuleSet.objects.select_for_update().get(pk=ruleset.pk)
     _require_draft(ruleset)
     missing = list(ruleset.rules.filter(when="", enabled=True).values_list("rule_id", flat=True))
@@ -277,12 +289,13 @@ SEED_FIELDS = {
 
 
 @transaction.atomic
-def ruleset_import_records(*, ruleset: RuleSet, text: str) -> list[Rule]:
+def ruleset_import_records(*, ruleset: RuleSet, text: str, actor=None) -> list[Rule]:
     """Error records (one JSON object a line, docs/error-records.md) become draft rules without a condition.
 
     The records' Python snippets (validationCode, typeGuard) are documentation for the person who writes the
     CEL condition; they are never run. Imported rules are disabled until their condition is written.
     """
+    _require_staff(actor)
     _require_draft(ruleset)
     created = []
     for number, line in enumerate(text.splitlines(), start=1):

@@ -1,4 +1,9 @@
-"""Waivers: exempt one profile from one rule, with a reason, who granted it, and an expiry date."""
+"""Waivers: exempt one profile from one rule, with a reason and an expiry date, approved by a second person.
+
+An editor of the profile's team requests a waiver; a team admin or staff who is not the requester approves it
+(``accounts.permissions.can_approve_waiver``), and only then does it waive the rule and re-check the profile.
+The team's admins, staff, or the requester of a pending one may revoke it.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,29 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import permissions
+
 from ..errors import DomainError
 from ..models import Recheck, Verdict, Waiver
 from .rechecks import recheck_start
 
 
-def user_can_waive(user, profile) -> bool:
-    """Staff, and the admins of the profile's team."""
-    if user.is_staff or user.is_superuser:
-        return True
-    return user.memberships.filter(team_id=profile.team_id, role="admin").exists()
+def user_can_request_waiver(user, profile) -> bool:
+    return permissions.can_request_waiver(user, profile)
+
+
+def user_can_approve(user, waiver: Waiver) -> bool:
+    return waiver.pending and permissions.can_approve_waiver(
+        user, team=waiver.profile.team_id, requested_by_id=waiver.requested_by_id
+    )
+
+
+def user_can_revoke(user, waiver: Waiver) -> bool:
+    if waiver.revoked_at is not None:
+        return False
+    if waiver.pending and user.pk == waiver.requested_by_id:
+        return True  # withdrawing one's own request
+    return permissions.can_revoke_waiver(user, waiver.profile)
 
 
 def _recheck_now(profile) -> Recheck:
@@ -25,26 +43,51 @@ def _recheck_now(profile) -> Recheck:
 
 
 @transaction.atomic
-def waiver_grant(*, actor, profile, rule_id: str, reason: str, expires_at: datetime) -> Waiver:
-    if not user_can_waive(actor, profile):
-        raise DomainError("only the team's admins or staff may grant waivers", code="permission")
+def waiver_request(*, actor, profile, rule_id: str, reason: str, expires_at: datetime) -> Waiver:
+    """A pending waiver: it waives nothing until someone else approves it (``waiver_approve``)."""
+    permissions.require(
+        permissions.can_request_waiver(actor, profile), "only the team's editors may request waivers"
+    )
     if not reason.strip():
         raise DomainError("a waiver needs a reason", field="reason")
     if expires_at <= timezone.now():
         raise DomainError("the expiry must be in the future", field="expires_at")
-    waiver = Waiver.objects.create(
-        profile=profile, rule_id=rule_id, reason=reason.strip(), granted_by=actor, expires_at=expires_at
+    return Waiver.objects.create(
+        profile=profile, rule_id=rule_id, reason=reason.strip(), requested_by=actor, expires_at=expires_at
     )
-    _recheck_now(profile)
+
+
+@transaction.atomic
+def waiver_approve(*, actor, waiver: Waiver) -> Waiver:
+    waiver = Waiver.objects.select_for_update().select_related("profile").get(pk=waiver.pk)
+    if not waiver.pending:
+        raise DomainError("this waiver is not pending (approved or revoked already)", code="conflict")
+    permissions.require(
+        permissions.can_admin_team(actor, waiver.profile.team_id),
+        "only the team's admins or staff may approve waivers",
+    )
+    permissions.require(
+        actor.pk != waiver.requested_by_id, "a waiver needs a second person: its requester cannot approve it"
+    )
+    if waiver.expires_at <= timezone.now():
+        raise DomainError("this waiver has expired before it was approved", field="expires_at")
+    waiver.granted_by = actor
+    waiver.granted_at = timezone.now()
+    waiver.save(update_fields=["granted_by", "granted_at"])
+    _recheck_now(waiver.profile)
     return waiver
 
 
 @transaction.atomic
 def waiver_revoke(*, actor, waiver: Waiver) -> Waiver:
-    if not user_can_waive(actor, waiver.profile):
-        raise DomainError("only the team's admins or staff may revoke waivers", code="permission")
+    waiver = Waiver.objects.select_for_update().select_related("profile").get(pk=waiver.pk)
+    if waiver.revoked_at is not None:
+        raise DomainError("this waiver is revoked already", code="conflict")
+    permissions.require(user_can_revoke(actor, waiver), "only the team's admins or staff may revoke waivers")
+    was_active = not waiver.pending
     waiver.revoked_at = timezone.now()
     waiver.expiry_applied = True
     waiver.save(update_fields=["revoked_at", "expiry_applied"])
-    _recheck_now(waiver.profile)
+    if was_active:
+        _recheck_now(waiver.profile)
     return waiver
