@@ -17,7 +17,7 @@ def granted_waivers_were_requested_by_their_granter(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('validation', '0003_rule_message_template'),
+        ('validation', '0004_ruleset_builtin_digest'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
