@@ -18,6 +18,7 @@ from tools.rulepack.specs import (
     model_runner,
     moe,
     observability,
+    omni_dspark,
     parallel,
     parallel_limits,
     policy,
@@ -56,6 +57,7 @@ TOPICS = (
     conformance,
     watermark_spec,
     spec_values,
+    omni_dspark,
     compile_checks,
     policy,
 )
