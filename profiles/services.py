@@ -86,7 +86,8 @@ def parse_arguments(
     engine_args: Mapping[str, Any] | None = None,
     env: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """{"model": name | None, "args": {...}, "env": {...}} from one of command, config, engine_args."""
+    """{"model": name | None, "args": {...}, "env": {...}, "notes": [...]} from one of command, config,
+    engine_args; notes are what the text says that its arguments cannot (a flag given twice)."""
     given = [n for n, v in (("command", command), ("config", config), ("engine_args", engine_args)) if v]
     if len(given) > 1:
         raise DomainError(f"give only one of command, config or engine_args (got {', '.join(given)})")
@@ -103,7 +104,7 @@ def parse_arguments(
         else:
             args = {str(k).lstrip("-").replace("-", "_"): v for k, v in (engine_args or {}).items()}
             model = args.pop("model", None)
-            return {"model": model, "args": args, "env": dict(env or {})}
+            return {"model": model, "args": args, "env": dict(env or {}), "notes": []}
     except ParseError as exc:
         raise DomainError(str(exc), field=field_name, code="parse_error") from exc
     model = (parsed.get("model") or {}).get("name")
@@ -111,6 +112,8 @@ def parse_arguments(
         "model": model,
         "args": dict(parsed.get("args") or {}),
         "env": {**(parsed.get("env") or {}), **(env or {})},
+        # What the text says that its arguments cannot (a flag given twice): for the form, never stored.
+        "notes": [n["message"] for n in parsed.get("notes") or ()],
     }
 
 

@@ -248,7 +248,7 @@ def _live_context(form: ProfileForm, team: Team | None = None) -> dict:
         verdict = services.profile_dry_run(data=data, fetch_models=False, team=team)
     except DomainError as exc:
         return {"parse_error": exc.message}
-    return _verdict_context(verdict, parsed["args"])
+    return {**_verdict_context(verdict, parsed["args"]), "notes": parsed["notes"]}
 
 
 def _verdict_context(verdict, args: dict) -> dict:

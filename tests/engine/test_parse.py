@@ -629,3 +629,30 @@ def test_real_catalog_common_command(real_catalog):
     }
     typo = parse_command("vllm serve m --tensor-paralel-size 4", catalog=real_catalog)
     assert typo["unknown"] == [{"flag": "--tensor-paralel-size", "name": "tensor_paralel_size", "token": 3}]
+
+
+@pytest.mark.parametrize("text", ["hello", "42", "hello world", "meta-llama/Llama-3.1-8B-Instruct"])
+def test_a_lone_word_is_not_a_command_line(text):
+    """Without `vllm serve` (or a launcher) a word would become a profile whose model is that word."""
+    with pytest.raises(ParseError) as caught:
+        parse_any(text, catalog=CATALOG)
+    word = text.split()[0]
+    assert f"not a vLLM command line: {word!r} is not `vllm serve`" in str(caught.value)
+    assert f"`vllm serve {word}`" in str(caught.value)
+
+
+def test_env_assignments_alone_are_not_a_command_line():
+    with pytest.raises(ParseError, match="no command after the environment assignments"):
+        parse_command("VLLM_USE_V2_MODEL_RUNNER=1", catalog=CATALOG)
+
+
+def test_bare_arguments_are_still_read():
+    assert parse_command("--model m -tp 2", catalog=CATALOG)["args"]["tensor_parallel_size"] == 2
+
+
+def test_a_repeated_flag_is_noted_naming_both_positions():
+    doc = parse_command("vllm serve m --max-num-seqs 3 -tp 2 --max-num-seqs 4", catalog=CATALOG)
+    assert doc["args"]["max_num_seqs"] == 4
+    (note,) = doc["notes"]
+    assert "token 3 '--max-num-seqs' and token 7 '--max-num-seqs'" in note["message"]
+    assert "the last value wins" in note["message"]

@@ -327,3 +327,28 @@ def test_apply_fix_handles_dotted_keys():
     assert fixed == {"profiler_config": {"dir": "/tmp"}, "enforce_eager": True, "a": {"b": 1}}
     assert engine_args_apply_fix({"x": {"y": 1}}, {"unset": ["x.y"]}) == {}
     assert args["profiler_config"]["profiler"] == "torch"  # the input is not changed
+
+
+def test_a_lone_word_is_refused_as_a_command_with_an_explanation(client_user, team):
+    for word in ("hello", "42"):
+        response = client_user.post(
+            reverse("profiles:create"),
+            {"team": team.slug, "name": "lone", "kind": "serving", "vllm_version": "0.32.0", "source": word},
+        )
+        body = response.content.decode()
+        assert response.status_code == 200 and "Not saved" not in body  # the form again, with the error
+        assert f"not a vLLM command line: &#x27;{word}&#x27; is not `vllm serve`" in body
+    assert not Profile.objects.filter(name="lone").exists()
+
+
+def test_live_validation_warns_of_a_repeated_flag_naming_both_positions(client_user):
+    body = client_user.post(
+        reverse("profiles:validate"),
+        {
+            "kind": "serving",
+            "name": "x",
+            "vllm_version": "0.32.0",
+            "source": "vllm serve m --max-num-seqs 8 --max-num-seqs 16",
+        },
+    ).content.decode()
+    assert "max_num_seqs is given more than once (token 3 &#x27;--max-num-seqs&#x27; and token 5" in body

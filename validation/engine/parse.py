@@ -324,7 +324,12 @@ class _Parser:
 
     def set(self, name: str, value: Any, tok: _Tok) -> None:
         if name in self.args and name in self.set_at:
-            self.note(tok.where, f"{name} is given more than once; the last value wins (as in vLLM)")
+            first = self.set_at[name]
+            self.note(
+                tok.where,
+                f"{name} is given more than once ({first.where} and {tok.where}); the last value wins "
+                f"(as in vLLM), so {first.where} has no effect",
+            )
         self.args[name] = value
         self.set_at[name] = tok
 
@@ -771,6 +776,25 @@ def _command_mode(toks: list[_Tok], i: int) -> tuple[str, int]:
     return "bare", i
 
 
+def _not_a_command(toks: list[_Tok], i: int) -> ParseError:
+    """Words without ``vllm serve`` (or a vLLM launcher) and without any ``--option``: a lone word such as
+    ``hello`` or ``42`` would otherwise become a profile whose model is that word. (``m -tp 2``, a model and
+    its arguments, is still read as vLLM's arguments.)"""
+    launchers = (
+        "`vllm serve <model> ...` or `python -m vllm.entrypoints.openai.api_server --model <model> ...`"
+    )
+    if i >= len(toks):
+        return toks[-1].error(
+            f"no command after the environment assignments: a profile's command is {launchers}"
+        )
+    word = toks[i].text
+    return toks[i].error(
+        f"not a vLLM command line: {_preview(word)!r} is not `vllm serve` or a vLLM launcher, and the text "
+        f"is not a YAML or JSON config mapping; a profile's command is {launchers} "
+        f"(if {_preview(word)!r} is the model: `vllm serve {_preview(word)}`)"
+    )
+
+
 def parse_command(text: str, *, catalog: Catalog | None = None) -> dict[str, Any]:
     """Parse a ``vllm serve ...`` command line (env assignments, continuations and quoting included)."""
     toks = [
@@ -792,6 +816,8 @@ def parse_command(text: str, *, catalog: Catalog | None = None) -> dict[str, Any
         parser.env[match.group(1)] = match.group(2)
         i += 1
     mode, i = _command_mode(toks, i)
+    if mode == "bare" and not any(t.text.startswith("-") for t in toks[i:]):
+        raise _not_a_command(toks, i)
     rest = toks[i:]
     if mode == "serve":
         rest = parser.move_model(rest)
