@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 from django.db.models import QuerySet
+
+from validation.selectors import reference_part
 
 from .models import ModelConfig, NodeType
 
@@ -12,7 +17,44 @@ def model_configs() -> QuerySet[ModelConfig]:
 
 
 def model_config_stored(repo: str, revision: str = "") -> ModelConfig | None:
-    return ModelConfig.objects.filter(repo=repo, revision=revision).first()
+    """The stored config of ``repo`` at ``revision``. Inside a pinned validation reference (a validation, a
+    save, an admission review) rows are kept in this process's memory until the stamp of the model configs
+    (:func:`model_configs_stamp_sql`) changes; elsewhere the database is read. The rows are shared: read
+    them, never change them."""
+    global _rows_stamp
+    stamp = reference_part(STAMP_PART)
+    if stamp is None:
+        return ModelConfig.objects.filter(repo=repo, revision=revision).first()
+    with _rows_lock:
+        if stamp != _rows_stamp:
+            _rows.clear()
+            _rows_stamp = stamp
+        row = _rows.get((repo, revision))
+    if row is None:
+        row = ModelConfig.objects.filter(repo=repo, revision=revision).first()
+        if row is not None:
+            with _rows_lock:
+                if stamp == _rows_stamp:  # read after the stamp: at least as new as it
+                    _rows[(repo, revision)] = row
+    return row
+
+
+STAMP_PART = "hub.modelconfig"
+_rows: dict[tuple[str, str], ModelConfig] = {}
+_rows_stamp: Any = None
+_rows_lock = threading.Lock()
+
+
+def model_configs_stamp_sql(vendor: str) -> str:
+    """One value that changes with any write to the stored model configs. On PostgreSQL the rows' ``xmin``
+    (the transaction that wrote each row version) catches every write, the admin's included; elsewhere the
+    number of rows, the newest id and the newest fetch (every service write sets ``fetched_at``)."""
+    table = ModelConfig._meta.db_table
+    if vendor == "postgresql":
+        return f"SELECT count(*) || ':' || coalesce(sum(xmin::text::bigint), 0) FROM {table}"
+    return (
+        f"SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(fetched_at), '') FROM {table}"
+    )
 
 
 def node_types() -> QuerySet[NodeType]:

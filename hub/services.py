@@ -18,6 +18,7 @@ from validation.models import Verdict
 from validation.services.rechecks import recheck_start
 
 from .models import ModelConfig, NodeType
+from .selectors import model_config_stored
 
 # A failed fetch is not retried by ordinary saves for this long (an explicit refresh always retries).
 RETRY_FAILED_AFTER = timedelta(minutes=10)
@@ -64,7 +65,7 @@ def model_config_fetch(repo: str, revision: str = "") -> ModelConfig:
 def model_config_for(ref: modelhub.ModelRef, *, refresh: bool = False) -> ModelConfig:
     """The stored config of a reference, fetched first if it was never resolved, if its last fetch failed
     long enough ago, if it is a local directory (cheap, and it may have changed), or if ``refresh``."""
-    row = ModelConfig.objects.filter(repo=ref.repo, revision=ref.revision).first()
+    row = model_config_stored(ref.repo, ref.revision)
     stale_failure = (
         row is not None and row.config is None and timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
     )
@@ -84,7 +85,7 @@ def model_sources_resolve(
         if fetch:
             rows[ref.role] = model_config_for(ref)
         else:
-            rows[ref.role] = ModelConfig.objects.filter(repo=ref.repo, revision=ref.revision).first()
+            rows[ref.role] = model_config_stored(ref.repo, ref.revision)
     return rows
 
 

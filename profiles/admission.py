@@ -13,7 +13,7 @@ from typing import Any
 from validation.engine import manifests
 from validation.engine.types import ParseError
 from validation.errors import DomainError, UnknownRelease
-from validation.selectors import fleet_release
+from validation.selectors import fleet_release, reference_pinned
 
 from . import services
 from .manifest_services import workload_input
@@ -32,7 +32,8 @@ def admission_review(review: Any) -> dict[str, Any]:
     obj = request.get("object")
     if request.get("operation") in UNCHECKED_OPERATIONS or not isinstance(obj, dict):
         return _review(response)
-    denials, warnings = _check_object(obj)
+    with reference_pinned():  # every container of the object is checked against one reference, one query
+        denials, warnings = _check_object(obj)
     if denials:
         response["allowed"] = False
         response["status"] = {"code": 403, "reason": "Forbidden", "message": "; ".join(denials)}

@@ -23,7 +23,7 @@ from validation.engine.types import ParseError, Verdict
 from validation.errors import DomainError
 from validation.models import Verdict as VerdictRecord
 from validation.models import VllmRelease
-from validation.selectors import catalog_for, release_get, waived_rule_ids
+from validation.selectors import catalog_for, reference_pinned, release_get, waived_rule_ids
 from validation.services.rechecks import recheck_start
 from validation.services.verdicts import effective_release, profile_check, profile_document, verdict_record
 
@@ -236,8 +236,9 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
         field="team",
     )
     profile = Profile(team=team, owner=actor, revision=1)
-    _apply_input(profile, data)
-    verdict, release = profile_check(profile)
+    with reference_pinned():  # the read phase: one query for the release, the fleet and the rule set
+        _apply_input(profile, data)
+        verdict, release = profile_check(profile)
     if not verdict.valid:
         raise ProfileInvalid(verdict)
     try:
@@ -309,8 +310,9 @@ def profile_update(
         raise EditConflict(profile.revision, expected_revision)
     before = profile_snapshot(profile)
     sources = (profile.model_source_id, profile.draft_source_id)
-    _apply_input(profile, data)
-    verdict, release = profile_check(profile, waived=_active_waivers(profile))
+    with reference_pinned():  # the read phase: one query for the release, the fleet and the rule set
+        _apply_input(profile, data)
+        verdict, release = profile_check(profile, waived=_active_waivers(profile))
     if not verdict.valid:
         raise ProfileInvalid(verdict)
     if profile_snapshot(profile) == before:
@@ -432,8 +434,9 @@ def profile_dry_run(*, data: ProfileInput, fetch_models: bool = True, team: Team
     """Validate a profile without storing it (POST /api/v1/validate/, `manage.py lint`, the form's live
     findings, which pass ``fetch_models=False`` so typing never waits for the Hub)."""
     profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
-    _apply_input(profile, data, fetch_models=fetch_models)
-    verdict, _ = profile_check(profile)
+    with reference_pinned():  # one query for the release, the fleet and the rule set
+        _apply_input(profile, data, fetch_models=fetch_models)
+        verdict, _ = profile_check(profile)
     return verdict
 
 

@@ -2,14 +2,28 @@
 
 Parsed catalogs and compiled rule sets are kept in this process's memory, keyed by the catalog's digest and
 the rule set's last change, so a change in the database is never served stale.
+
+The reference data every validation reads (the releases, the fleet's release, the current rule set) is kept
+in memory too, behind a stamp read from the database in one query of a few index lookups
+(:func:`reference`): a validation, an admission review or a save pins one reference for its read phase
+(:func:`reference_pinned`), so it pays that one query instead of a query per release, fleet and rule set.
+The stamp is derived from the rows themselves (the fleet's release id, the current published rule set's id
+and last change, every release's id, version and catalog digest), so no writer has to remember to bump it:
+whatever commits is seen by the next request, in every process. A time-to-live would be cheaper still but
+would serve a superseded rule set or release for its whole length; Redis would add a second service to
+consult and a window between the commit and the bump.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -47,17 +61,125 @@ def releases_ordered() -> QuerySet[VllmRelease]:
 
 
 def release_get(version: str) -> VllmRelease:
-    release = VllmRelease.objects.filter(version=str(version).strip()).first()
+    pinned = _pinned.get()
+    if pinned is not None:
+        release = pinned.releases.get(str(version).strip())
+    else:
+        release = VllmRelease.objects.filter(version=str(version).strip()).first()
     if release is None:
         raise UnknownRelease(str(version))
     return release
 
 
 def fleet_release() -> VllmRelease:
-    fleet = FleetSettings.objects.select_related("default_release").first()
-    if fleet is None:
+    pinned = _pinned.get()
+    if pinned is not None:
+        release = pinned.fleet
+    else:
+        fleet = FleetSettings.objects.select_related("default_release").first()
+        release = fleet.default_release if fleet is not None else None
+    if release is None:
         raise DomainError("no fleet default vLLM release is set; run `python manage.py migrate`")
-    return fleet.default_release
+    return release
+
+
+# ---- the reference data of every validation, cached per process behind a stamp
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The releases (by version), the fleet's release and the current published rule set, as of ``stamp``.
+
+    Shared by the threads of a process: read them, never change or save them."""
+
+    stamp: tuple
+    releases: Mapping[str, VllmRelease]
+    fleet: VllmRelease | None
+    ruleset: RuleSet | None
+
+    def part(self, name: str) -> Any:
+        """The value of a stamp part registered with :func:`reference_stamp_part`."""
+        return self.stamp[_BASE_PARTS + list(_stamp_parts).index(name)]
+
+    def history_key(self) -> frozenset[tuple[str, str]]:
+        return frozenset((v, r.catalog_sha256) for v, r in self.releases.items() if r.catalog_sha256)
+
+
+_reference: Reference | None = None
+_pinned: ContextVar[Reference | None] = ContextVar("validation_reference", default=None)
+_BASE_PARTS = 4
+_stamp_parts: dict[str, Callable[[str], str]] = {}
+
+
+def reference_stamp_part(name: str, sql: Callable[[str], str]) -> None:
+    """Add a part to the stamp: ``sql(vendor)`` is a query of one value that changes whenever the data an
+    app above validation caches per process changes (the hub's model configs); read it back with
+    :meth:`Reference.part` or :func:`reference_part`. Registered once, at start-up (``AppConfig.ready``)."""
+    _stamp_parts[name] = sql
+
+
+def reference_part(name: str) -> Any:
+    """The stamp part ``name`` of the pinned reference; None outside :func:`reference_pinned` (then the
+    caller reads the database as it is)."""
+    pinned = _pinned.get()
+    return pinned.part(name) if pinned is not None else None
+
+
+def _stamp_sql() -> str:
+    fleet, ruleset, release = (m._meta.db_table for m in (FleetSettings, RuleSet, VllmRelease))
+    row = "id || ':' || version || ':' || catalog_sha256"
+    if connection.vendor == "postgresql":
+        releases = f"SELECT md5(string_agg({row}, ',' ORDER BY id)) FROM {release}"
+    else:
+        releases = f"SELECT group_concat({row}, ',') FROM (SELECT * FROM {release} ORDER BY id)"
+    current = f"FROM {ruleset} WHERE status = 'published' ORDER BY number DESC LIMIT 1"
+    parts = "".join(f", ({sql(connection.vendor)})" for sql in _stamp_parts.values())
+    return (
+        f"SELECT (SELECT default_release_id FROM {fleet} ORDER BY id LIMIT 1), "
+        f"(SELECT id {current}), (SELECT updated_at {current}), ({releases}){parts}"
+    )
+
+
+def reference_stamp() -> tuple:
+    """What the reference data is now, in one query: changes whenever any of it does."""
+    with connection.cursor() as cursor:
+        cursor.execute(_stamp_sql())
+        return tuple(cursor.fetchone())
+
+
+def reference() -> Reference:
+    """The reference data as the database has it now (the pinned one inside :func:`reference_pinned`)."""
+    global _reference
+    pinned = _pinned.get()
+    if pinned is not None:
+        return pinned
+    stamp = reference_stamp()
+    current = _reference
+    if current is None or current.stamp != stamp:
+        # Loaded after the stamp was read: at worst newer than it, and then reloaded by the next request.
+        releases = {r.version: r for r in VllmRelease.objects.all()}
+        by_id = {r.pk: r for r in releases.values()}
+        ruleset = RuleSet.objects.filter(pk=stamp[1]).first() if stamp[1] is not None else None
+        current = Reference(stamp=stamp, releases=releases, fleet=by_id.get(stamp[0]), ruleset=ruleset)
+        with _cache_lock:
+            _reference = current
+    return current
+
+
+@contextmanager
+def reference_pinned() -> Iterator[Reference]:
+    """Within this block, :func:`release_get`, :func:`fleet_release`, :func:`ruleset_current` and the
+    catalogs answer from one :func:`reference` (one query for all). For reads: a block that changes a
+    release, the fleet or the rule set must not be pinned."""
+    pinned = _pinned.get()
+    if pinned is not None:
+        yield pinned
+        return
+    token = _pinned.set(reference())
+    try:
+        yield _pinned.get()
+    finally:
+        _pinned.reset(token)
 
 
 _catalog_cache: dict[int, tuple[str, Catalog]] = {}
@@ -91,7 +213,11 @@ class CatalogHistory(Mapping[str, Catalog]):
 
     def _load(self) -> dict[str, Catalog]:
         if self._data is None:
-            releases = VllmRelease.objects.exclude(catalog_sha256="")
+            pinned = _pinned.get()
+            if pinned is not None:
+                releases = [r for r in pinned.releases.values() if r.catalog_sha256]
+            else:
+                releases = VllmRelease.objects.exclude(catalog_sha256="")
             self._data = {r.version: c for r in releases if (c := catalog_for(r)) is not None}
         return self._data
 
@@ -105,9 +231,13 @@ class CatalogHistory(Mapping[str, Catalog]):
         return len(self._load())
 
     def history_index(self) -> HistoryIndex:
-        key = frozenset(
-            VllmRelease.objects.exclude(catalog_sha256="").values_list("version", "catalog_sha256")
-        )
+        pinned = _pinned.get()
+        if pinned is not None:
+            key = pinned.history_key()
+        else:
+            key = frozenset(
+                VllmRelease.objects.exclude(catalog_sha256="").values_list("version", "catalog_sha256")
+            )
         index = _history_cache.get(key)
         if index is None:
             index = HistoryIndex(self._load())
@@ -125,7 +255,11 @@ def rulesets_ordered() -> QuerySet[RuleSet]:
 
 
 def ruleset_current() -> RuleSet:
-    ruleset = RuleSet.objects.filter(status=RuleSet.Status.PUBLISHED).order_by("-number").first()
+    pinned = _pinned.get()
+    if pinned is not None:
+        ruleset = pinned.ruleset
+    else:
+        ruleset = RuleSet.objects.filter(status=RuleSet.Status.PUBLISHED).order_by("-number").first()
     if ruleset is None:
         raise DomainError("no published rule set; run `python manage.py migrate`")
     return ruleset
@@ -243,3 +377,14 @@ def rule_path_issues(when: str, versions: str) -> list[PathIssue]:
     """What is wrong with the ``args``/``effective``/``env`` paths a rule's condition reads, against the
     catalogs of the releases it applies to (errors and warnings, see ``engine.cel_paths``)."""
     return check_paths(when or "", rule_catalogs(versions))
+
+
+def warm_up() -> None:
+    """Load the reference data, parse the fleet's catalog and compile the current rule set in this process
+    (the web server calls it once per worker process, before its first request)."""
+    with reference_pinned() as current:
+        if current.fleet is not None:
+            catalog_for(current.fleet)
+        if current.ruleset is not None:
+            ruleset_compiled(current.ruleset)
+    connection.close()  # the request threads open their own connections

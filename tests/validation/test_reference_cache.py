@@ -1,0 +1,187 @@
+"""The validate API, saves and admission keep releases, the fleet's release, the current rule set, catalogs
+and stored model configs in memory: every change that commits is seen by the very next request.
+
+Each test answers one request first (so the process has cached what it read), changes the data the way the
+product or an operator does, and asserts that the next request answers from the new data. Nothing tells the
+cache about the change in-process: it learns only from the stamp it reads from the database, the same way
+another gunicorn worker would.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from hub.models import ModelConfig
+from hub.services import model_config_upload
+from validation.models import RuleSet
+from validation.selectors import release_get
+from validation.services import rulesets
+from validation.services.fleet import fleet_set_release
+from validation.services.releases import release_import
+
+pytestmark = pytest.mark.django_db
+
+EAGER_RULE = {
+    "id": "org-no-enforce-eager",
+    "category": "policy",
+    "severity": "error",
+    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
+    "when": "has(args.enforce_eager) && args.enforce_eager == true",
+}
+LLAMA = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "max_position_embeddings": 131072,
+    "vocab_size": 128256,
+}
+
+
+def validate(api, command: str, version: str | None = "0.33.0", kind: str = "serving") -> dict:
+    body = {"kind": kind, "command": command}
+    if version:
+        body["vllm_version"] = version
+    response = api.post("/api/v1/validate/", body, format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def rule_ids(document: dict) -> set[str]:
+    return {f["rule"] for f in document["findings"] if not f.get("waived")}
+
+
+def publish(staff, *rules: dict) -> RuleSet:
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    for rule in rules:
+        rulesets.rule_save(ruleset=draft, data=dict(rule))
+    rulesets.ruleset_publish(ruleset=draft, actor=staff)
+    return draft
+
+
+def review(image: str, args: list[str]) -> dict:
+    container = {"name": "vllm", "image": image, "args": args}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "teacher", "namespace": "ml"},
+        "spec": {"template": {"spec": {"containers": [container]}}},
+    }
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "namespace": "ml",
+            "operation": "CREATE",
+            "userInfo": {"username": "kubernetes-admin"},
+            "object": deployment,
+            "oldObject": None,
+            "dryRun": False,
+        },
+    }
+
+
+def test_a_published_rule_set_applies_to_the_next_validation(api, staff):
+    command = "vllm serve org/model --enforce-eager"
+    before = validate(api, command)
+    assert before["valid"] and "org-no-enforce-eager" not in rule_ids(before)
+    draft = publish(staff, EAGER_RULE)
+    after = validate(api, command)
+    assert not after["valid"]
+    assert "org-no-enforce-eager" in rule_ids(after)
+    assert after["ruleset"] == draft.number
+
+
+def test_a_published_rule_set_applies_to_the_next_save(api, staff, team):
+    publish(staff, EAGER_RULE)
+    body = {"team": team.slug, "name": "eager", "vllm_version": "0.33.0", "kind": "serving"}
+    response = api.post("/api/v1/profiles/", {**body, "command": "vllm serve org/model --enforce-eager"})
+    assert response.status_code == 400
+    assert "org-no-enforce-eager" in {f["rule"] for f in response.json()["findings"]}
+    # A later rule set without the rule lets the same profile in at once.
+    publish(staff, {**EAGER_RULE, "enabled": False})
+    response = api.post(
+        "/api/v1/profiles/", {**body, "command": "vllm serve org/model --enforce-eager"}, format="json"
+    )
+    assert response.status_code == 201, response.content
+
+
+def test_a_fleet_release_change_applies_to_the_next_validation(api, staff):
+    assert validate(api, "vllm serve org/model", version=None)["vllm_version"] != "0.31.0"
+    fleet_set_release(release=release_get("0.31.0"), actor=staff)
+    assert validate(api, "vllm serve org/model", version=None)["vllm_version"] == "0.31.0"
+    fleet_set_release(release=release_get("0.32.0"), actor=staff)
+    assert validate(api, "vllm serve org/model", version=None)["vllm_version"] == "0.32.0"
+
+
+def test_a_new_release_is_known_to_the_next_validation(api):
+    response = api.post(
+        "/api/v1/validate/",
+        {"kind": "serving", "vllm_version": "0.35.0", "command": "vllm serve org/model"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "0.35.0" in json.dumps(response.json())
+    catalog = {**_catalog("0.34.0"), "version": "0.35.0"}
+    release_import(version="0.35.0", catalog=catalog)
+    assert validate(api, "vllm serve org/model", version="0.35.0")["vllm_version"] == "0.35.0"
+
+
+def test_a_changed_catalog_applies_to_the_next_validation(api):
+    command = "vllm serve org/model --enable-prefix-caching"
+    assert "catalog-unknown-argument" not in rule_ids(validate(api, command))
+    catalog = _catalog("0.33.0")
+    catalog["arguments"] = [a for a in catalog["arguments"] if a["name"] != "enable_prefix_caching"]
+    assert release_import(version="0.33.0", catalog=catalog).changed
+    after = validate(api, command)
+    assert not after["valid"]
+    assert any("enable-prefix-caching" in f["message"] for f in after["findings"])
+
+
+def test_a_stored_model_config_changed_by_any_write_applies_to_the_next_validation(api, staff):
+    model_config_upload(actor=staff, repo="meta-llama/Llama-3.1-8B-Instruct", config=LLAMA)
+    command = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768"
+    assert "max-model-len-above-derived" not in rule_ids(validate(api, command))
+    # As an operator editing the row (the admin, SQL): no service is told, fetched_at stays the same.
+    ModelConfig.objects.filter(repo="meta-llama/Llama-3.1-8B-Instruct").update(
+        config={**LLAMA, "max_position_embeddings": 8192}
+    )
+    after = validate(api, command)
+    assert "max-model-len-above-derived" in rule_ids(after)
+    assert any("max_position_embeddings=8192" in f["message"] for f in after["findings"])
+
+
+def test_a_published_rule_set_applies_to_the_next_admission_review(staff, client):
+    body = json.dumps(review("vllm/vllm-openai:v0.33.0", ["org/model", "--enforce-eager"]))
+    first = client.post("/api/v1/admission/", body, content_type="application/json").json()
+    assert first["response"]["allowed"] is True
+    publish(staff, EAGER_RULE)
+    second = client.post("/api/v1/admission/", body, content_type="application/json").json()
+    assert second["response"]["allowed"] is False
+    assert "[org-no-enforce-eager]" in second["response"]["status"]["message"]
+
+
+def test_a_validation_reads_the_reference_data_in_one_query(api, staff):
+    model_config_upload(actor=staff, repo="meta-llama/Llama-3.1-8B-Instruct", config=LLAMA)
+    command = "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32768"
+    validate(api, command)
+    with CaptureQueriesContext(connection) as queries:
+        document = validate(api, command)
+    assert document["valid"]
+    # force_authenticate: no token lookup; the one query is the stamp of releases, fleet, rule set, configs
+    assert len(queries) == 1, [q["sql"][:120] for q in queries]
+
+
+def _catalog(version: str) -> dict:
+    from validation.services.releases import CATALOG_DIR
+
+    return json.loads((CATALOG_DIR / f"{version}.json").read_text())
