@@ -46,15 +46,14 @@ _rows_lock = threading.Lock()
 
 
 def model_configs_stamp_sql(vendor: str) -> str:
-    """One value that changes with any write to the stored model configs. On PostgreSQL the rows' ``xmin``
-    (the transaction that wrote each row version) catches every write, the admin's included; elsewhere the
-    number of rows, the newest id and the newest fetch (every service write sets ``fetched_at``)."""
+    """One value that changes with any write to the stored model configs, whoever makes it (a service, the
+    admin, SQL). On PostgreSQL: the rows' ``xmin`` (the transaction that wrote each row version). Elsewhere
+    (the embedded SQLite) a coarser one that changes with any commit to the database and any change made by
+    this connection: correct, only invalidated more often."""
     table = ModelConfig._meta.db_table
     if vendor == "postgresql":
         return f"SELECT count(*) || ':' || coalesce(sum(xmin::text::bigint), 0) FROM {table}"
-    return (
-        f"SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(fetched_at), '') FROM {table}"
-    )
+    return "SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes()"
 
 
 def node_types() -> QuerySet[NodeType]:
