@@ -10,7 +10,7 @@ from hub.selectors import node_types
 from validation import modelhub
 from validation.selectors import releases_ordered
 
-from .models import Profile
+from .models import Profile, TeamMembership
 from .services import ProfileInput, input_shape
 
 SORTS = {
@@ -192,3 +192,23 @@ class ManifestImportForm(forms.Form):
         else:
             data["filename"] = ""
         return data
+
+
+class TeamForm(forms.Form):
+    slug = forms.SlugField(
+        max_length=100, label="Slug", help_text="Short name used in URLs and the API, e.g. ml-platform"
+    )
+    name = forms.CharField(max_length=200, label="Name", required=False)
+
+
+class MemberAddForm(forms.Form):
+    username = forms.CharField(max_length=150, label="User name")
+    role = forms.ChoiceField(
+        choices=TeamMembership.Role.choices, initial=TeamMembership.Role.EDITOR, label="Role"
+    )
+    watch = forms.BooleanField(required=False, label="Alerts for every profile of the team")
+
+
+class MemberForm(forms.Form):
+    role = forms.ChoiceField(choices=TeamMembership.Role.choices, label="Role", required=False)
+    watch = forms.BooleanField(required=False, label="Watches the team")

@@ -53,3 +53,29 @@ def profiles_page(profiles: QuerySet[Profile], *, ordering, number: int, size: i
     page_ids = list(profiles.order_by(*ordering).values_list("id", flat=True)[start : start + size])
     by_id = {p.pk: p for p in profiles.filter(pk__in=page_ids).defer(*LIST_DEFERRED)}
     return [by_id[pk] for pk in page_ids if pk in by_id]
+
+
+def teams_overview(user) -> QuerySet[Team]:
+    """The teams the user sees, with their member and profile counts (for the teams page)."""
+    return (
+        teams_visible_to(user)
+        .select_related("default_node_type")
+        .annotate(
+            member_count=Count("memberships", distinct=True), profile_count=Count("profiles", distinct=True)
+        )
+        .order_by("slug")
+    )
+
+
+def team_members(team: Team):
+    return team.memberships.select_related("user").order_by("user__username")
+
+
+def team_profiles(team: Team) -> QuerySet[Profile]:
+    """The team's profiles, newest change first, with what the team page shows."""
+    return (
+        Profile.objects.filter(team=team)
+        .select_related("owner", "vllm_release")
+        .defer(*(f for f in LIST_DEFERRED if not f.startswith("verdict__")))
+        .order_by("-updated_at", "-id")
+    )

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
@@ -428,6 +429,46 @@ def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.
         team=team, user=user, defaults={"role": role, "watch": watch}
     )
     return membership
+
+
+def team_member_update(
+    *, actor, membership: TeamMembership, role: str | None = None, watch: bool | None = None
+):
+    """Change a member's role and/or whether they watch the team (alerts for every profile of it). A team
+    keeps at least one admin: the last one cannot be made viewer or editor."""
+    team = membership.team
+    permissions.require(
+        permissions.can_admin_team(actor, team), "only the team's admins may change members' roles"
+    )
+    if role is not None:
+        if role not in TeamMembership.Role.values:
+            raise DomainError(
+                f"unknown role {role!r}; roles: {', '.join(TeamMembership.Role.values)}", field="role"
+            )
+        last_admin = (
+            membership.role == TeamMembership.Role.ADMIN
+            and role != TeamMembership.Role.ADMIN
+            and not team.memberships.filter(role=TeamMembership.Role.ADMIN).exclude(pk=membership.pk).exists()
+        )
+        if last_admin:
+            raise DomainError(
+                f"{membership.user.username} is the last admin of {team.slug}; "
+                "make another member admin first",
+                field="role",
+            )
+        membership.role = role
+    if watch is not None:
+        membership.watch = watch
+    membership.save(update_fields=["role", "watch"])
+    return membership
+
+
+def team_add_member_by_username(*, actor, team: Team, username: str, role: str, watch: bool = False):
+    """Add (or re-add) a member by their user name, naming it when no such user exists."""
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise DomainError(f"no user named {username.strip()!r}", field="username")
+    return team_add_member(actor=actor, team=team, user=user, role=role, watch=watch)
 
 
 def profile_dry_run(*, data: ProfileInput, fetch_models: bool = True, team: Team | None = None) -> Verdict:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts import permissions
+from accounts.permissions import Role
 from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
 from validation.models import Rule, Verdict, Waiver
@@ -28,7 +29,15 @@ from validation.services.verdicts import profile_hardware
 
 from . import manifest_services, selectors, services
 from .filters import ProfileFilter
-from .forms import ListOptionsForm, ManifestImportForm, ProfileForm, WaiverForm
+from .forms import (
+    ListOptionsForm,
+    ManifestImportForm,
+    MemberAddForm,
+    MemberForm,
+    ProfileForm,
+    TeamForm,
+    WaiverForm,
+)
 from .models import Profile, Team
 
 ARG_FIELDS = {"command", "config", "engine_args", "model", "env"}
@@ -561,3 +570,124 @@ def _refused_findings(verdict) -> list:
     if verdict is None:
         return []
     return [f for f in verdict.findings if f.is_active and f.severity == "error"]
+
+
+# --- teams ----------------------------------------------------------------------------------------------
+
+
+def _team(request, slug: str) -> Team:
+    team = get_object_or_404(Team.objects.select_related("default_node_type"), slug=slug)
+    if not permissions.can_view_team(request.user, team):
+        raise PermissionDenied("only the team's members and staff see a team")
+    return team
+
+
+def _form_errors(form) -> str:
+    return "; ".join(
+        f"{name}: {e}" if name != "__all__" else e for name, errs in form.errors.items() for e in errs
+    )
+
+
+@login_required
+def team_list(request):
+    """The teams the user sees, with members and profiles counted; staff create teams here."""
+    form = TeamForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                team = services.team_create(
+                    actor=request.user, slug=form.cleaned_data["slug"], name=form.cleaned_data["name"]
+                )
+            except DomainError as exc:
+                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            else:
+                messages.success(request, f"Team {team.slug} created; you are its admin.")
+                return redirect("profiles:team-detail", slug=team.slug)
+        status = 400
+    roles = dict(request.user.memberships.values_list("team_id", "role"))
+    teams = list(selectors.teams_overview(request.user))
+    for team in teams:
+        team.my_role = roles.get(team.pk)
+    return render(
+        request,
+        "profiles/team_list.html",
+        {"teams": teams, "form": form if permissions.can_create_team(request.user) else None},
+        status=status,
+    )
+
+
+@login_required
+def team_detail(request, slug: str):
+    """A team: its members and their roles, who watches it (alerts), its profiles; admins manage members."""
+    team = _team(request, slug)
+    is_admin = permissions.can_admin_team(request.user, team)
+    add_form = MemberAddForm(request.POST or None) if is_admin else None
+    status = 200
+    if request.method == "POST":
+        if add_form is None:
+            raise PermissionDenied("only the team's admins may add members")
+        if add_form.is_valid():
+            data = add_form.cleaned_data
+            try:
+                member = services.team_add_member_by_username(
+                    actor=request.user,
+                    team=team,
+                    username=data["username"],
+                    role=data["role"],
+                    watch=data["watch"],
+                )
+            except DomainError as exc:
+                add_form.add_error(exc.field if exc.field in add_form.fields else None, exc.message)
+            else:
+                messages.success(request, f"{member.user.username} is now {member.role} of {team.slug}.")
+                return redirect("profiles:team-detail", slug=team.slug)
+        status = 400
+    profiles = selectors.team_profiles(team)
+    return render(
+        request,
+        "profiles/team_detail.html",
+        {
+            "team": team,
+            "members": list(selectors.team_members(team)),
+            "is_admin": is_admin,
+            "add_form": add_form,
+            "roles": Role.choices,
+            "profiles": profiles[:TEAM_PROFILES_SHOWN],
+            "profile_count": profiles.count(),
+        },
+        status=status,
+    )
+
+
+TEAM_PROFILES_SHOWN = 50
+
+
+@login_required
+@require_POST
+def team_member_update(request, slug: str, member_id: int):
+    """Change a member's role or watch flag (admins); errors come back as a message on the team page."""
+    team = _team(request, slug)
+    membership = get_object_or_404(team.memberships.select_related("user", "team"), pk=member_id)
+    form = MemberForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return redirect("profiles:team-detail", slug=slug)
+    try:
+        services.team_member_update(
+            actor=request.user,
+            membership=membership,
+            role=form.cleaned_data["role"] or None,
+            watch=form.cleaned_data["watch"] if "watch" in request.POST else None,
+        )
+    except DomainError as exc:
+        if exc.code == "permission":
+            raise PermissionDenied(exc.message) from None
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            f"{membership.user.username}: {membership.role}"
+            + (", watches the team" if membership.watch else ", does not watch the team"),
+        )
+    return redirect(reverse("profiles:team-detail", args=[slug]) + f"#member-{membership.pk}")
