@@ -1,5 +1,6 @@
-"""Index every raise with a literal (or locally assigned) message in vLLM's config, arg_utils and serve
-entrypoint sources (and the platform's check of the environment), per release:
+"""Index every raise with a literal (or locally assigned) message, and every assert with a literal message
+(class AssertionError), in vLLM's config, arg_utils and serve entrypoint sources (and the platform's check of
+the environment, and the CLI parser's own checks in utils/argparse_utils.py), per release:
 {message: [[release, file, line, exception class], ...]}.
 Usage: python -m tools.rulepack.index (writes RULEPACK_INDEX; build.py runs it when the index is missing)."""
 
@@ -40,6 +41,7 @@ def files_for(v):
         "vllm/entrypoints/common/cli_args.py",
         "vllm/entrypoints/cli/serve.py",
         "vllm/platforms/interface.py",  # Platform.validate_environ: the start-up check of VLLM_* variables
+        "vllm/utils/argparse_utils.py",  # FlexibleArgumentParser: --config files, ports, human-readable ints
         # 0.34.0: SpeculativeConfig's per-method checks moved into the speculators' configs
         "vllm/v1/worker/gpu/spec_decode/speculator_config.py",
     ]:
@@ -67,6 +69,13 @@ def index_release(v, idx):
                     if r is not None:
                         assigns.setdefault(node.targets[0].id, []).append((node.lineno, r))
             for node in nodes:
+                # `assert cond, "message"`: the catalogs index these sites like raise-sites (kind "assert")
+                if isinstance(node, ast.Assert) and node.msg is not None:
+                    m = render(node.msg)
+                    rec = [v, f, node.lineno, "AssertionError"]
+                    if m is not None and rec not in idx.setdefault(m, []):
+                        idx[m].append(rec)
+                    continue
                 if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
                     a = node.exc.args[0]
                     m = render(a)

@@ -16,7 +16,7 @@ VLLM_SRC = Path(
     os.environ.get("VLLM_SRC") or os.environ.get("VLLM_PROFILES_WHEELS") or "~/.cache/vllm-profiles/wheels"
 ).expanduser()
 INDEX = Path(
-    os.environ.get("RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / "vllm-rulepack-index.json")
+    os.environ.get("RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / "vllm-rulepack-index-2.json")
 )
 RELEASES = sorted((p.stem for p in CATALOGS.glob("*.json")), key=Version)
 if not RELEASES:

@@ -24,6 +24,7 @@ from tools.rulepack.specs import (
     policy,
     quantization_args,
     replayssm,
+    runtime_asserts,
     sampling,
     scheduler,
     serve_args,
@@ -59,6 +60,7 @@ TOPICS = (
     spec_values,
     omni_dspark,
     compile_checks,
+    runtime_asserts,
     policy,
 )
 
