@@ -17,6 +17,7 @@ from tools.rulepack.specs import (
     mamba,
     model_runner,
     moe,
+    multimodal_args,
     observability,
     omni_dspark,
     parallel,
@@ -61,6 +62,7 @@ TOPICS = (
     omni_dspark,
     compile_checks,
     runtime_asserts,
+    multimodal_args,
     policy,
 )
 
