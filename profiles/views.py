@@ -24,6 +24,7 @@ from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
 from validation.models import Rule, Verdict, Waiver
 from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
+from validation.services import matrix as release_matrix
 from validation.services import waivers as waiver_services
 from validation.services.verdicts import profile_hardware
 
@@ -236,6 +237,17 @@ def profile_detail(request, pk: int):
         ],
     }
     return render(request, "profiles/detail.html", context)
+
+
+@login_required
+def profile_release_matrix(request, pk: int):
+    """The profile on every release with a catalog: valid, warning or invalid, with the first finding of
+    each. A fragment for the profile page (htmx), or a page of its own."""
+    profile = _visible_profile(request, pk)
+    context = {"profile": profile, "matrix": release_matrix.profile_release_matrix(profile)}
+    if _is_fragment(request):
+        return render(request, "profiles/_release_matrix.html", context)
+    return render(request, "profiles/release_matrix.html", context)
 
 
 # --- create, edit, live validation -----------------------------------------------------------------------

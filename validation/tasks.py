@@ -8,7 +8,7 @@ import smtplib
 from celery import shared_task
 
 from .models import RuleSet, VllmRelease
-from .services import alerts, previews, rechecks, release_watch
+from .services import alerts, matrix, previews, rechecks, release_watch
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,13 @@ def preview_task(ruleset_id: int, release_id: int | None = None) -> int:
         return 0
     release = VllmRelease.objects.filter(pk=release_id).first() if release_id else None
     return previews.preview(ruleset=ruleset, release=release)["total"]
+
+
+@shared_task(name="validation.fleet_matrix", acks_late=True)
+def fleet_matrix_task() -> int:
+    """Compute the fleet's release matrix into the shared cache (the releases page polls for it); a second
+    run finds it cached under the same fingerprint."""
+    return matrix.fleet_release_matrix()["total"]
 
 
 @shared_task(

@@ -33,7 +33,7 @@ from .forms import (
     add_domain_error,
 )
 from .models import Alert, AlertPreference, Recheck, RuleSet
-from .services import DomainError, alerts, fleet, previews, rulesets
+from .services import DomainError, alerts, fleet, matrix, previews, rulesets
 from .services import releases as release_services
 
 FORM_ERROR = 400  # a re-rendered form with errors: the browser shows it, clients can tell it apart
@@ -366,6 +366,7 @@ def release_list(request):
                 initial={"old": fleet_release.version, "new": releases[0].version if releases else None}
             ),
             "latest_recheck": latest,
+            "matrix": matrix.fleet_release_matrix_or_schedule(),
         },
     )
 

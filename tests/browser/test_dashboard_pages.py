@@ -6,11 +6,25 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from playwright.sync_api import expect
 
 from profiles.models import TeamMembership
+from profiles.services import ProfileInput, profile_create
+from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
+from validation.models import FleetSettings, VllmRelease
+from validation.services import matrix as matrix_service
+from validation.tasks import fleet_matrix_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def make(actor, team, name, command, kind="serving", version=""):
+    data = ProfileInput.from_mapping(
+        {"name": name, "kind": kind, "vllm_version": version, "command": command}
+    )
+    return profile_create(actor=actor, team=team, data=data)[0]
 
 
 def test_teams_page_create_add_member_change_role(staff_page, staff, screenshot):
@@ -58,3 +72,43 @@ def test_teams_page_create_add_member_change_role(staff_page, staff, screenshot)
     page.goto("/teams/")
     expect(page.locator("#team-inference")).to_contain_text("2")
     screenshot(page, "dashboard-teams")
+
+
+def test_release_matrix_of_a_profile_and_the_fleet_chart(user_page, user, team, screenshot):
+    """One evaluation of every release per process and rule set is the slow part (about a minute here), so
+    the profile's matrix, the fleet's chart and its cache are checked in one test."""
+    page = user_page
+    teacher = make(user, team, "teacher", SEED_COMMAND, kind="collection")
+    make(user, team, "plain", "vllm serve meta-llama/Llama-3.1-8B-Instruct")
+
+    page.goto(f"/profiles/{teacher.pk}/")
+    matrix = page.locator("#release-matrix table")
+    expect(matrix).to_be_visible(timeout=120_000)
+    expect(page.locator("#matrix-0\\.31\\.0")).to_have_attribute("data-state", "invalid")
+    expect(page.locator("#matrix-0\\.31\\.0 td.first")).to_contain_text(SEED_MESSAGE_031)
+    expect(page.locator("#matrix-0\\.32\\.0")).not_to_have_attribute("data-state", "invalid")
+    fleet = FleetSettings.objects.get().default_release.version
+    expect(page.locator(f"#matrix-{fleet.replace('.', chr(92) + '.')}")).to_contain_text("runs today")
+    with_catalog = VllmRelease.objects.exclude(catalog_sha256="").count()
+    expect(matrix.locator("tbody tr")).to_have_count(with_catalog)
+    page.locator("#release-matrix").scroll_into_view_if_needed()
+    screenshot(page, "dashboard-profile-release-matrix")
+
+    # The fleet's chart is the worker's: the page says so and polls until the matrix is in the cache.
+    page.goto("/releases/")
+    expect(page.locator("#matrix-pending")).to_contain_text("on a worker")
+    assert fleet_matrix_task() == 2  # the worker's part, in this process
+    bars = page.locator("svg.release-bars g.release-bar")
+    expect(bars).to_have_count(with_catalog, timeout=60_000)
+    expect(page.locator("g.release-bar[data-release='0.31.0'] > title")).to_contain_text("invalid")
+    screenshot(page, "dashboard-releases-chart")
+    outcome = matrix_service.fleet_release_matrix()
+    assert outcome["total"] == 2
+    assert all(r["valid"] + r["warning"] + r["invalid"] == 2 for r in outcome["releases"])
+    assert {r["release"]: r for r in outcome["releases"]}["0.31.0"]["invalid"] >= 1
+    # The worker's task finds it under the same fingerprint; a new profile moves the fingerprint.
+    with CaptureQueriesContext(connection) as queries:
+        assert fleet_matrix_task() == 2
+    assert len(queries) < 12
+    make(user, team, "third", "vllm serve meta-llama/Llama-3.1-8B-Instruct")
+    assert matrix_service.fleet_release_matrix()["total"] == 3

@@ -1,0 +1,49 @@
+"""Server-rendered SVG charts (no JavaScript, no CDN, no inline styles): geometry is computed here, the
+templates in ``templates/charts/`` draw it with SVG attributes and classes from the static stylesheet."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+BAR_HEIGHT = 18
+BAR_GAP = 6
+LABEL_WIDTH = 70
+BAR_WIDTH = 520
+STATES = ("valid", "warning", "invalid")
+
+
+@register.inclusion_tag("charts/release_bars.html")
+def release_bars(matrix: dict) -> dict:
+    """One horizontal bar per release, split into the profiles that would be valid, warning or invalid."""
+    rows = []
+    for i, entry in enumerate(matrix.get("releases") or ()):
+        total = sum(entry[s] for s in STATES) or 1
+        y = i * (BAR_HEIGHT + BAR_GAP)
+        x = LABEL_WIDTH
+        segments = []
+        for state in STATES:
+            width = round(BAR_WIDTH * entry[state] / total, 2)
+            if entry[state]:
+                segments.append({"state": state, "x": x, "width": width, "count": entry[state]})
+            x += width
+        rows.append(
+            {
+                "release": entry["release"],
+                "fleet": entry.get("fleet"),
+                "y": y,
+                "text_y": y + BAR_HEIGHT - 5,
+                "segments": segments,
+                "summary": ", ".join(f"{entry[s]} {s}" for s in STATES),
+                "end_x": LABEL_WIDTH + BAR_WIDTH + 8,
+            }
+        )
+    height = max(len(rows) * (BAR_HEIGHT + BAR_GAP), BAR_HEIGHT)
+    return {
+        "rows": rows,
+        "height": height,
+        "width": LABEL_WIDTH + BAR_WIDTH + 260,
+        "bar_height": BAR_HEIGHT,
+        "total": matrix.get("total", 0),
+    }
