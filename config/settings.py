@@ -187,11 +187,20 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
+    # JSON only, through a parser that refuses invalid UTF-8, NUL characters and deep nesting with a 400.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     # `?format=` belongs to the export endpoint (command | yaml | json), not to content negotiation.
     "URL_FORMAT_OVERRIDE": None,
 }
+
+# Hostile input: bodies over API_MAX_BODY_BYTES get a 413 before anything reads them (config.middleware);
+# JSON deeper than API_MAX_JSON_DEPTH levels a 400.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=2 * 1024 * 1024)
+API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "vLLM Profiles API",

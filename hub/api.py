@@ -12,7 +12,14 @@ from .models import ModelConfig, NodeType
 
 class ModelConfigSerializer(serializers.ModelSerializer):
     architecture = serializers.SerializerMethodField()
-    uploaded_by = serializers.CharField(source="uploaded_by.username", default=None, read_only=True)
+    uploaded_by = serializers.CharField(
+        source="uploaded_by.username", default=None, read_only=True, allow_null=True
+    )
+    source = serializers.ChoiceField(
+        choices=[("", "not resolved"), *ModelConfig.Source.choices],
+        read_only=True,
+        help_text="Where the config came from; empty while it could not be resolved",
+    )
 
     class Meta:
         model = ModelConfig

@@ -168,9 +168,9 @@ class ProfileListSerializer(ProfileSerializer):
 
 
 class VerdictChangeSerializer(serializers.ModelSerializer):
-    ruleset = serializers.IntegerField(source="ruleset.number", default=None, read_only=True)
-    release = serializers.CharField(source="release.version", default=None, read_only=True)
-    actor = serializers.CharField(source="actor.username", default=None, read_only=True)
+    ruleset = serializers.IntegerField(source="ruleset.number", default=None, read_only=True, allow_null=True)
+    release = serializers.CharField(source="release.version", default=None, read_only=True, allow_null=True)
+    actor = serializers.CharField(source="actor.username", default=None, read_only=True, allow_null=True)
 
     class Meta:
         model = VerdictChange

@@ -9,9 +9,10 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import PreconditionFailed, check_if_match, conditional, etag_of, if_match_given
 from profiles import manifest_services, selectors, services
 from profiles.filters import ProfileFilter
-from profiles.models import Team
+from profiles.models import Profile, Team
 from validation.models import VerdictChange, Waiver
 from validation.selectors import fleet_release
 from validation.services import waivers as waiver_services
@@ -70,8 +71,13 @@ class ProfileViewSet(viewsets.ModelViewSet):
     filterset_class = ProfileFilter
     ordering_fields = ["name", "updated_at", "created_at", "kind"]
     ordering = ["team__slug", "name"]
+    # config.schema documents ETag / If-None-Match / If-Match on these.
+    conditional_actions = ("retrieve", "update", "partial_update", "destroy", "waivers")
+    conditional_actions += ("approve_waiver", "revoke_waiver")
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Profile.objects.none()
         return selectors.profiles_visible_to(self.request.user)
 
     def get_serializer_class(self):
@@ -86,9 +92,16 @@ class ProfileViewSet(viewsets.ModelViewSet):
         context["fleet_release"] = fleet_release()
         return context
 
-    def _output(self, profile, code=status.HTTP_200_OK):
+    def _data(self, profile) -> dict:
         profile = self.get_queryset().get(pk=profile.pk)
-        return Response(ProfileSerializer(profile, context=self.get_serializer_context()).data, status=code)
+        return ProfileSerializer(profile, context=self.get_serializer_context()).data
+
+    def _output(self, profile, code=status.HTTP_200_OK):
+        data = self._data(profile)
+        return Response(data, status=code, headers={"ETag": etag_of(data)})
+
+    def retrieve(self, request, *args, **kwargs):
+        return conditional(request, self._data(self.get_object()))
 
     @extend_schema(
         request=ProfileWriteSerializer, responses={201: ProfileSerializer, 400: FindingsDocumentSerializer}
@@ -117,13 +130,27 @@ class ProfileViewSet(viewsets.ModelViewSet):
         partial = kwargs.get("partial", False)
         serializer = ProfileWriteSerializer(data=request.data, partial=partial)
         serializer.is_valid(raise_exception=True)
-        profile, _ = services.profile_edit(
-            actor=request.user, profile=profile, data=serializer.validated_data, partial=partial
-        )
+        data = dict(serializer.validated_data)
+        conditional_write = if_match_given(request)
+        if conditional_write:
+            check_if_match(request, self._data(profile), what=f"profile {profile.pk}")
+            # The service's own revision check makes the ETag check atomic with the write.
+            data.setdefault("revision", profile.revision)
+        try:
+            profile, _ = services.profile_edit(
+                actor=request.user, profile=profile, data=data, partial=partial
+            )
+        except services.EditConflict as exc:
+            if conditional_write:
+                raise PreconditionFailed(exc.message) from exc
+            raise
         return self._output(profile)
 
-    def perform_destroy(self, instance):
-        services.profile_delete(actor=self.request.user, profile=instance)
+    def destroy(self, request, *args, **kwargs):
+        profile = self.get_object()
+        check_if_match(request, self._data(profile), what=f"profile {profile.pk}")
+        services.profile_delete(actor=request.user, profile=profile)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(responses=VerdictChangeSerializer(many=True))
     @action(detail=True, methods=["get"])
@@ -217,34 +244,52 @@ class ProfileViewSet(viewsets.ModelViewSet):
             status=status.HTTP_201_CREATED,
         )
 
-    @extend_schema(
-        request=WaiverSerializer, responses={200: WaiverSerializer(many=True), 201: WaiverSerializer}
-    )
+    def _waivers(self, profile) -> list:
+        """The profile's waivers as a whole: their ETag validates every page of the list."""
+        return WaiverSerializer(
+            profile.waivers.select_related("granted_by", "requested_by").order_by("pk"), many=True
+        ).data
+
+    @extend_schema(methods=["GET"], responses=WaiverSerializer(many=True))
+    @extend_schema(methods=["POST"], request=WaiverSerializer, responses={201: WaiverSerializer})
     @action(detail=True, methods=["get", "post"])
     def waivers(self, request, pk=None):
         """A waiver exempts this profile from one rule until it expires; waived findings stay visible.
 
         POST requests one (an editor of the team); it waives nothing until a team admin or staff who is not
-        the requester approves it (``POST .../waivers/{id}/approve/``)."""
+        the requester approves it (``POST .../waivers/{id}/approve/``).
+        The list's ETag changes with any of the profile's waivers; send it as If-Match to change them."""
         profile = self.get_object()
+        tag = etag_of(self._waivers(profile))
         if request.method == "GET":
-            rows = profile.waivers.select_related("granted_by", "requested_by")
-            return Response(WaiverSerializer(rows, many=True).data)
+            if tag in (request.headers.get("If-None-Match") or ""):
+                return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": tag})
+            waivers = profile.waivers.select_related("granted_by", "requested_by").order_by("pk")
+            page = self.paginate_queryset(waivers)
+            response = self.get_paginated_response(WaiverSerializer(page, many=True).data)
+            response["ETag"] = tag
+            return response
+        check_if_match(request, self._waivers(profile), what=f"the waivers of profile {profile.pk}")
         serializer = WaiverSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         waiver = waiver_services.waiver_request(
             actor=request.user, profile=profile, **serializer.validated_data
         )
-        return Response(WaiverSerializer(waiver).data, status=status.HTTP_201_CREATED)
+        return Response(
+            WaiverSerializer(waiver).data,
+            status=status.HTTP_201_CREATED,
+            headers={"ETag": etag_of(self._waivers(profile))},
+        )
 
     @extend_schema(request=None, responses={200: WaiverSerializer})
     @action(detail=True, methods=["post"], url_path=r"waivers/(?P<waiver_id>[0-9]+)/approve")
     def approve_waiver(self, request, pk=None, waiver_id=None):
         """Approve a pending waiver: a team admin or staff, never its requester. The profile is re-checked."""
-        waiver = get_object_or_404(Waiver, pk=waiver_id, profile=self.get_object())
-        return Response(
-            WaiverSerializer(waiver_services.waiver_approve(actor=request.user, waiver=waiver)).data
-        )
+        profile = self.get_object()
+        waiver = get_object_or_404(Waiver, pk=waiver_id, profile=profile)
+        check_if_match(request, self._waivers(profile), what=f"the waivers of profile {profile.pk}")
+        waiver = waiver_services.waiver_approve(actor=request.user, waiver=waiver)
+        return Response(WaiverSerializer(waiver).data, headers={"ETag": etag_of(self._waivers(profile))})
 
     @extend_schema(request=None, responses={200: ProfileSerializer})
     @action(detail=True, methods=["post"], url_path="refresh-model")
@@ -257,10 +302,11 @@ class ProfileViewSet(viewsets.ModelViewSet):
     @extend_schema(request=None, responses={200: WaiverSerializer})
     @action(detail=True, methods=["post"], url_path=r"waivers/(?P<waiver_id>[0-9]+)/revoke")
     def revoke_waiver(self, request, pk=None, waiver_id=None):
-        waiver = get_object_or_404(Waiver, pk=waiver_id, profile=self.get_object())
-        return Response(
-            WaiverSerializer(waiver_services.waiver_revoke(actor=request.user, waiver=waiver)).data
-        )
+        profile = self.get_object()
+        waiver = get_object_or_404(Waiver, pk=waiver_id, profile=profile)
+        check_if_match(request, self._waivers(profile), what=f"the waivers of profile {profile.pk}")
+        waiver = waiver_services.waiver_revoke(actor=request.user, waiver=waiver)
+        return Response(WaiverSerializer(waiver).data, headers={"ETag": etag_of(self._waivers(profile))})
 
 
 class ValidateView(APIView):
@@ -282,9 +328,19 @@ class TeamViewSet(
 
     serializer_class = TeamSerializer
     lookup_field = "slug"
+    conditional_actions = ("retrieve", "members", "default_node_type")
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Team.objects.none()
         return selectors.teams_visible_to(self.request.user).prefetch_related("memberships__user")
+
+    def retrieve(self, request, *args, **kwargs):
+        return conditional(request, TeamSerializer(self.get_object()).data)
+
+    def _changed(self, team) -> Response:
+        data = TeamSerializer(Team.objects.get(pk=team.pk)).data
+        return Response(data, headers={"ETag": etag_of(data)})
 
     def perform_create(self, serializer):
         serializer.instance = services.team_create(
@@ -297,6 +353,7 @@ class TeamViewSet(
     @action(detail=True, methods=["post"])
     def members(self, request, slug=None):
         team = self.get_object()
+        check_if_match(request, TeamSerializer(team).data, what=f"team {team.slug}")
         serializer = TeamMemberSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         services.team_add_member(
@@ -306,16 +363,17 @@ class TeamViewSet(
             role=serializer.validated_data["role"],
             watch=serializer.validated_data["watch"],
         )
-        return Response(TeamSerializer(team).data)
+        return self._changed(team)
 
     @extend_schema(request=TeamNodeTypeSerializer, responses=TeamSerializer)
     @action(detail=True, methods=["put"], url_path="default-node-type")
     def default_node_type(self, request, slug=None):
         """The node type of the team's profiles that choose none ("" for none); they are re-checked."""
         team = self.get_object()
+        check_if_match(request, TeamSerializer(team).data, what=f"team {team.slug}")
         serializer = TeamNodeTypeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         services.team_set_default_node_type(
             actor=request.user, team=team, name=serializer.validated_data["node_type"]
         )
-        return Response(TeamSerializer(team).data)
+        return self._changed(team)

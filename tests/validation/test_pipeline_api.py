@@ -178,7 +178,7 @@ def test_waivers_api_need_a_second_person(staff_api, api, team, staff, outsider)
         approved.status_code == 200 and approved.json()["granted_by"] == "sam" and approved.json()["active"]
     )
     assert staff_api.post(f"{url}{waiver['id']}/approve/").status_code == 409  # not pending any more
-    listed = viewer.get(url).json()
+    listed = viewer.get(url).json()["results"]
     assert [w["rule_id"] for w in listed] == ["policy-x"]
     assert api.post(f"{url}{waiver['id']}/revoke/").status_code == 403  # an editor cannot end an approved one
     revoked = staff_api.post(f"{url}{waiver['id']}/revoke/")

@@ -7,33 +7,38 @@ from rest_framework import status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import check_if_match, conditional
 from validation import selectors
 from validation.models import Recheck
 from validation.services import previews
 from validation.services.fleet import fleet_set_release
 
-from .serializers import FleetSerializer, RecheckSerializer
+from .serializers import FleetChangeSerializer, FleetSerializer, RecheckSerializer
 
 
 class FleetView(APIView):
     """The fleet's default vLLM release, which profiles follow unless they pin one."""
 
+    conditional_actions = ("get", "put")
+
     @extend_schema(responses=FleetSerializer)
     def get(self, request):
-        return Response({"vllm_version": selectors.fleet_release().version})
+        return conditional(request, {"vllm_version": selectors.fleet_release().version})
 
-    @extend_schema(request=FleetSerializer, responses={202: dict, 200: dict})
+    @extend_schema(
+        request=FleetSerializer, responses={202: FleetChangeSerializer, 200: FleetChangeSerializer}
+    )
     def put(self, request):
         """Staff: move the fleet to another release; the profiles that follow it are re-checked."""
         serializer = FleetSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        check_if_match(request, {"vllm_version": selectors.fleet_release().version}, what="the fleet")
         release = selectors.release_get(serializer.validated_data["vllm_version"])
         recheck = fleet_set_release(release=release, actor=request.user)
-        if recheck is None:
-            return Response({"vllm_version": release.version, "recheck": None})
-        return Response(
-            {"vllm_version": release.version, "recheck": recheck.pk}, status=status.HTTP_202_ACCEPTED
-        )
+        code = status.HTTP_200_OK if recheck is None else status.HTTP_202_ACCEPTED
+        response = conditional(request, {"vllm_version": release.version}, code)
+        response.data = {"vllm_version": release.version, "recheck": recheck.pk if recheck else None}
+        return response
 
 
 class RecheckViewSet(viewsets.ReadOnlyModelViewSet):

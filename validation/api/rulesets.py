@@ -11,6 +11,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from accounts import permissions
+from config.api import check_if_match, conditional, etag_of
 from validation import selectors
 from validation.models import RuleSet
 from validation.services import previews, rulesets
@@ -40,6 +41,7 @@ class RecordsSerializer(serializers.Serializer):
 
 class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     permission_classes = [StaffWritesRules]
+    conditional_actions = ("retrieve", "save_rule", "delete_rule", "publish", "import_records")
 
     def get_queryset(self):
         queryset = selectors.rulesets_ordered()
@@ -55,11 +57,25 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "current_ruleset": selectors.ruleset_current()}
 
-    def _detail(self, ruleset, code=status.HTTP_200_OK):
+    def _data(self, ruleset) -> dict:
         ruleset = RuleSet.objects.prefetch_related("rules").get(pk=ruleset.pk)
-        return Response(
-            RuleSetDetailSerializer(ruleset, context=self.get_serializer_context()).data, status=code
-        )
+        return RuleSetDetailSerializer(ruleset, context=self.get_serializer_context()).data
+
+    def _detail(self, ruleset, code=status.HTTP_200_OK):
+        data = self._data(ruleset)
+        return Response(data, status=code, headers={"ETag": etag_of(data)})
+
+    def _draft(self, request):
+        """The rule set of the URL, after ``If-Match`` (when sent) is checked against it."""
+        ruleset = self.get_object()
+        check_if_match(request, self._data(ruleset), what=f"rule set {ruleset.number}")
+        return ruleset
+
+    def _etag(self, ruleset) -> dict:
+        return {"ETag": etag_of(self._data(ruleset))}
+
+    def retrieve(self, request, *args, **kwargs):
+        return conditional(request, self._data(self.get_object()))
 
     @extend_schema(request=DraftRequestSerializer, responses={201: RuleSetDetailSerializer})
     def create(self, request, *args, **kwargs):
@@ -78,35 +94,47 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def save_rule(self, request, pk=None):
         """Add a rule to a draft, or change one (by id); its CEL (condition and message template) is compiled
         before it is saved."""
+        ruleset = self._draft(request)
         serializer = RuleSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rule = rulesets.rule_save(ruleset=self.get_object(), data=serializer.rule_data(), actor=request.user)
-        return Response(RuleSerializer(rule).data)
+        rule = rulesets.rule_save(ruleset=ruleset, data=serializer.rule_data(), actor=request.user)
+        return Response(RuleSerializer(rule).data, headers=self._etag(ruleset))
 
     @extend_schema(request=None, responses={204: None})
-    @action(detail=True, methods=["delete"], url_path=r"rules/(?P<rule_id>[-a-zA-Z0-9_]+)")
+    @action(detail=True, methods=["delete"], url_path=r"rules/(?P<rule_id>[-a-zA-Z0-9_.]+)")
     def delete_rule(self, request, pk=None, rule_id=None):
-        rulesets.rule_delete(ruleset=self.get_object(), rule_id=rule_id, actor=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        ruleset = self._draft(request)
+        rulesets.rule_delete(ruleset=ruleset, rule_id=rule_id, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT, headers=self._etag(ruleset))
 
     @extend_schema(request=RecordsSerializer, responses={201: RuleSerializer(many=True)})
-    @action(detail=True, methods=["post"], url_path="import-records")
+    @action(detail=True, methods=["post"], url_path="import-records", pagination_class=None)
     def import_records(self, request, pk=None):
         """Error records (docs/error-records.md) become disabled draft rules awaiting a CEL condition."""
+        ruleset = self._draft(request)
         serializer = RecordsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         created = rulesets.ruleset_import_records(
-            ruleset=self.get_object(), text=serializer.validated_data["records"], actor=request.user
+            ruleset=ruleset, text=serializer.validated_data["records"], actor=request.user
         )
-        return Response(RuleSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+        return Response(
+            RuleSerializer(created, many=True).data,
+            status=status.HTTP_201_CREATED,
+            headers=self._etag(ruleset),
+        )
 
     @extend_schema(
-        request=None, responses={202: inline_serializer("Published", {"recheck": serializers.IntegerField()})}
+        request=None,
+        responses={
+            202: inline_serializer(
+                "Published", {"recheck": serializers.IntegerField(), "ruleset": serializers.IntegerField()}
+            )
+        },
     )
     @action(detail=True, methods=["post"])
     def publish(self, request, pk=None):
         """Make the draft current and immutable; every profile is re-checked in the background."""
-        recheck = rulesets.ruleset_publish(ruleset=self.get_object(), actor=request.user)
+        recheck = rulesets.ruleset_publish(ruleset=self._draft(request), actor=request.user)
         return Response(
             {"recheck": recheck.pk, "ruleset": recheck.ruleset.number}, status=status.HTTP_202_ACCEPTED
         )

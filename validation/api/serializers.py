@@ -51,6 +51,9 @@ class ReleaseCoverageSerializer(serializers.Serializer):
     stale_rules = serializers.JSONField(help_text="rules claiming the release whose message it does not have")
 
 
+RULE_ID_PATTERN = r"^[-a-zA-Z0-9_.]+$"
+
+
 class RuleSerializer(serializers.ModelSerializer):
     """A rule, read and written: its fields come from the Rule model and the engine's RULE_FIELDS.
 
@@ -58,7 +61,9 @@ class RuleSerializer(serializers.ModelSerializer):
     adds a rule (``rules.rule_save`` checks the whole rule and compiles its CEL).
     """
 
-    id = serializers.SlugField(source="rule_id", max_length=120)
+    id = serializers.RegexField(
+        RULE_ID_PATTERN, source="rule_id", max_length=120, help_text="letters, digits, '-', '_' and '.'"
+    )
 
     class Meta:
         model = Rule
@@ -110,9 +115,14 @@ class FleetSerializer(serializers.Serializer):
     vllm_version = serializers.CharField()
 
 
+class FleetChangeSerializer(serializers.Serializer):
+    vllm_version = serializers.CharField()
+    recheck = serializers.IntegerField(allow_null=True, help_text="The re-check started (null: none needed)")
+
+
 class RecheckSerializer(serializers.ModelSerializer):
-    ruleset = serializers.IntegerField(source="ruleset.number", default=None, read_only=True)
-    release = serializers.CharField(source="release.version", default=None, read_only=True)
+    ruleset = serializers.IntegerField(source="ruleset.number", default=None, read_only=True, allow_null=True)
+    release = serializers.CharField(source="release.version", default=None, read_only=True, allow_null=True)
 
     class Meta:
         model = Recheck

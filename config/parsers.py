@@ -1,0 +1,52 @@
+"""The API's JSON parser: it refuses what should not be stored (invalid UTF-8, NUL characters, deep nesting)
+with a 400 that says what and where. No app imports: DRF loads it while its own views module is imported."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from rest_framework import exceptions, parsers
+
+
+def _walk(value, max_depth: int) -> None:
+    """Refuse NUL characters anywhere (PostgreSQL cannot store them) and nesting deeper than ``max_depth``."""
+    stack = [(value, 1, "$")]
+    while stack:
+        item, depth, where = stack.pop()
+        if depth > max_depth:
+            raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels (at {where})")
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise exceptions.ParseError(f"a NUL character (\\u0000) in a string at {where}")
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if "\x00" in key:
+                    raise exceptions.ParseError(f"a NUL character (\\u0000) in a key at {where}")
+                stack.append((sub, depth + 1, f"{where}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((sub, depth + 1, f"{where}[{i}]") for i, sub in enumerate(item))
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, stricter: the body must be UTF-8, hold no NUL character and nest at most
+    ``API_MAX_JSON_DEPTH`` levels; each refusal is a 400 that says what and where."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        raw = stream.read() if stream is not None else b""
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise exceptions.ParseError(
+                f"the request body is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+            ) from None
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise exceptions.ParseError(
+                f"JSON nested deeper than {settings.API_MAX_JSON_DEPTH} levels"
+            ) from None
+        except ValueError as exc:
+            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+        _walk(data, settings.API_MAX_JSON_DEPTH)
+        return data
