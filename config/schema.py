@@ -1,6 +1,6 @@
 """The OpenAPI schema is the contract: every operation lists the errors it can answer, with the bodies it
-sends, and the conditional headers of the resources with an ``ETag`` (config.api). schemathesis checks the
-live API against it (tests/api/test_schema_contract.py)."""
+sends, and the conditional headers of the resources with an ``ETag`` (validation.api.http). schemathesis
+checks the live API against it (tests/api/test_schema_contract.py)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from profiles.models import Profile, Team, TeamMembership
+from validation.api.http import StrictFields
 from validation.models import VerdictChange
 
 
@@ -33,11 +34,16 @@ class FindingsDocumentSerializer(serializers.Serializer):
     findings = FindingSerializer(many=True)
 
 
+# Hostile input: a command or config longer than this is refused with a 400 naming the field and the limit.
+MAX_COMMAND_CHARS = 64 * 1024
+MAX_CONFIG_CHARS = 256 * 1024
+
+
 def _max_length(name: str) -> int:
     return Profile._meta.get_field(name).max_length
 
 
-class ProfileFieldsSerializer(serializers.Serializer):
+class ProfileFieldsSerializer(StrictFields, serializers.Serializer):
     """A profile as the write endpoints take it: its arguments as ``engine_args`` (+ ``env``), or one
     ``command`` (a `vllm serve` line), or one ``config`` (a vLLM --config YAML file, or JSON)."""
 
@@ -58,9 +64,14 @@ class ProfileFieldsSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="A node type's name (GET /api/v1/node-types/); empty: the team's default.",
     )
-    command = serializers.CharField(required=False, help_text="A `vllm serve` command line")
+    command = serializers.CharField(
+        required=False, max_length=MAX_COMMAND_CHARS, help_text="A `vllm serve` command line"
+    )
     config = serializers.CharField(
-        required=False, trim_whitespace=False, help_text="vLLM --config YAML or JSON"
+        required=False,
+        trim_whitespace=False,
+        max_length=MAX_CONFIG_CHARS,
+        help_text="vLLM --config YAML or JSON",
     )
 
     def validate(self, attrs):
@@ -89,6 +100,18 @@ class ValidateRequestSerializer(ProfileFieldsSerializer):
 
 
 class ProfileWriteSerializer(ProfileFieldsSerializer):
+    # A client may PUT back what it read: the read-only fields are ignored, anything else unknown refused.
+    ignored_fields = (
+        "id",
+        "owner",
+        "effective_vllm_version",
+        "source",
+        "model_source",
+        "state",
+        "findings",
+        "created_at",
+        "updated_at",
+    )
     team = serializers.SlugField(required=False)
     name = serializers.CharField(max_length=_max_length("name"), required=False)
     description = serializers.CharField(required=False, allow_blank=True)
@@ -192,7 +215,7 @@ class VerdictChangeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class TeamSerializer(serializers.ModelSerializer):
+class TeamSerializer(StrictFields, serializers.ModelSerializer):
     members = serializers.SerializerMethodField()
     default_node_type = serializers.CharField(source="default_node_type.name", default="", read_only=True)
 
@@ -209,25 +232,25 @@ class TeamSerializer(serializers.ModelSerializer):
         ]
 
 
-class TeamNodeTypeSerializer(serializers.Serializer):
+class TeamNodeTypeSerializer(StrictFields, serializers.Serializer):
     node_type = serializers.CharField(allow_blank=True, help_text="A node type's name; empty: none.")
 
 
-class TeamMemberSerializer(serializers.Serializer):
+class TeamMemberSerializer(StrictFields, serializers.Serializer):
     username = serializers.SlugRelatedField(slug_field="username", queryset=get_user_model().objects.all())
     role = serializers.ChoiceField(choices=TeamMembership.Role.choices, default=TeamMembership.Role.EDITOR)
     watch = serializers.BooleanField(default=False)
 
 
-class ImportSerializer(serializers.Serializer):
+class ImportSerializer(StrictFields, serializers.Serializer):
     """A `vllm serve` command or a YAML/JSON config in, a profile out."""
 
     team = serializers.SlugField()
     name = serializers.CharField(max_length=_max_length("name"))
     kind = serializers.ChoiceField(choices=Profile.Kind.choices)
     vllm_version = serializers.CharField(required=False, allow_blank=True)
-    command = serializers.CharField(required=False)
-    config = serializers.CharField(required=False, trim_whitespace=False)
+    command = serializers.CharField(required=False, max_length=MAX_COMMAND_CHARS)
+    config = serializers.CharField(required=False, trim_whitespace=False, max_length=MAX_CONFIG_CHARS)
     description = serializers.CharField(required=False, allow_blank=True)
 
     def validate(self, attrs):
@@ -236,7 +259,7 @@ class ImportSerializer(serializers.Serializer):
         return attrs
 
 
-class ManifestImportSerializer(serializers.Serializer):
+class ManifestImportSerializer(StrictFields, serializers.Serializer):
     """Kubernetes manifests (one or several YAML documents) or production-stack Helm values."""
 
     team = serializers.SlugField()

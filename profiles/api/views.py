@@ -9,10 +9,17 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import PreconditionFailed, check_if_match, conditional, etag_of, if_match_given
 from profiles import manifest_services, selectors, services
 from profiles.filters import ProfileFilter
 from profiles.models import Profile, Team
+from validation.api.http import (
+    PreconditionFailed,
+    StrictFields,
+    check_if_match,
+    conditional,
+    etag_of,
+    if_match_given,
+)
 from validation.models import VerdictChange, Waiver
 from validation.selectors import fleet_release
 from validation.services import waivers as waiver_services
@@ -34,7 +41,7 @@ from .serializers import (
 )
 
 
-class WaiverSerializer(serializers.ModelSerializer):
+class WaiverSerializer(StrictFields, serializers.ModelSerializer):
     requested_by = serializers.CharField(source="requested_by.username", read_only=True, allow_null=True)
     granted_by = serializers.CharField(
         source="granted_by.username", read_only=True, allow_null=True, help_text="null while pending"

@@ -36,7 +36,7 @@ def test_schemathesis_finds_no_failure(live_server):
         actor=staff,
         team=team,
         data=ProfileInput.from_mapping(
-            {"name": "llama", "kind": "serving", "vllm_version": "0.31.0", "command": SEED_COMMAND}
+            {"name": "llama", "kind": "serving", "vllm_version": "0.32.0", "command": SEED_COMMAND}
         ),
     )
     key = _api_key("sam")

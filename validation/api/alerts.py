@@ -7,6 +7,7 @@ from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from validation.api.http import StrictFields
 from validation.models import Alert, AlertPreference
 from validation.services.alerts import alert_preference_set
 
@@ -50,7 +51,7 @@ class AlertViewSet(viewsets.ReadOnlyModelViewSet):
         return Alert.objects.filter(recipient=self.request.user).select_related("profile__team", "change")
 
 
-class AlertPreferenceSerializer(serializers.Serializer):
+class AlertPreferenceSerializer(StrictFields, serializers.Serializer):
     email_alerts = serializers.BooleanField()
 
 

@@ -7,8 +7,8 @@ from rest_framework import status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import check_if_match, conditional
 from validation import selectors
+from validation.api.http import check_if_match, conditional
 from validation.models import Recheck
 from validation.services import previews
 from validation.services.fleet import fleet_set_release

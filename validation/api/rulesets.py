@@ -11,8 +11,8 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from accounts import permissions
-from config.api import check_if_match, conditional, etag_of
 from validation import selectors
+from validation.api.http import StrictFields, check_if_match, conditional, etag_of
 from validation.models import RuleSet
 from validation.services import previews, rulesets
 
@@ -28,14 +28,14 @@ class StaffWritesRules(BasePermission):
         return permissions.can_manage_rulesets(request.user)
 
 
-class DraftRequestSerializer(serializers.Serializer):
+class DraftRequestSerializer(StrictFields, serializers.Serializer):
     based_on = serializers.IntegerField(
         required=False, help_text="Rule-set number to copy (default: current)"
     )
     notes = serializers.CharField(required=False, allow_blank=True)
 
 
-class RecordsSerializer(serializers.Serializer):
+class RecordsSerializer(StrictFields, serializers.Serializer):
     records = serializers.CharField(help_text="Error records, one JSON object a line", trim_whitespace=False)
 
 

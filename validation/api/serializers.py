@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from validation.api.http import StrictFields
 from validation.engine.rules import LIST_FIELDS
 from validation.models import RULE_FIELDS, Recheck, Rule, RuleSet, VllmRelease
 
@@ -54,7 +55,7 @@ class ReleaseCoverageSerializer(serializers.Serializer):
 RULE_ID_PATTERN = r"^[-a-zA-Z0-9_.]+$"
 
 
-class RuleSerializer(serializers.ModelSerializer):
+class RuleSerializer(StrictFields, serializers.ModelSerializer):
     """A rule, read and written: its fields come from the Rule model and the engine's RULE_FIELDS.
 
     On write only ``id`` is required: the rule set's rule with that id is changed field by field, a new id
@@ -111,7 +112,7 @@ class RuleSetDetailSerializer(RuleSetSerializer):
         read_only_fields = fields
 
 
-class FleetSerializer(serializers.Serializer):
+class FleetSerializer(StrictFields, serializers.Serializer):
     vllm_version = serializers.CharField()
 
 

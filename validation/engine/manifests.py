@@ -154,13 +154,18 @@ def load_documents(text: str) -> list[Any]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         nodes = list(yaml.compose_all(text, Loader=loader))
+    except RecursionError:
+        raise ParseError("YAML nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise ParseError(f"not valid YAML: {problem}", where=where) from exc
     budget = [MAX_NODES]
-    return [_plain(node, budget) if node is not None else None for node in nodes]
+    try:
+        return [_plain(node, budget) if node is not None else None for node in nodes]
+    except RecursionError:
+        raise ParseError("YAML nested too deeply") from None
 
 
 def looks_like_manifest(text: str) -> bool:

@@ -995,13 +995,50 @@ def _parse_mapping(
     return parser.document()
 
 
+# Hostile YAML: aliases can expand a small file enormously ("billion laughs") and nesting can exhaust the
+# stack; past these bounds a config is refused with a ParseError instead of being loaded.
+MAX_YAML_NODES = 100_000
+MAX_YAML_DEPTH = 64
+
+
+def safe_load_bounded(text: str) -> Any:
+    """``yaml.safe_load`` that refuses more than MAX_YAML_NODES nodes once aliases are expanded, or
+    nesting deeper than MAX_YAML_DEPTH, with a ParseError naming the line."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+    except RecursionError:
+        raise ParseError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels") from None
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc) from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return None
+    budget = MAX_YAML_NODES
+    stack = [(node, 1)]
+    while stack:
+        item, depth = stack.pop()
+        budget -= 1
+        where = f"line {item.start_mark.line + 1}"
+        if budget < 0:
+            raise ParseError(
+                f"more than {MAX_YAML_NODES} YAML nodes once aliases are expanded (an alias bomb?)",
+                where=where,
+            )
+        if depth > MAX_YAML_DEPTH:
+            raise ParseError(f"YAML nested deeper than {MAX_YAML_DEPTH} levels", where=where)
+        if isinstance(item, yaml.MappingNode):
+            stack.extend((sub, depth + 1) for pair in item.value for sub in pair)
+        elif isinstance(item, yaml.SequenceNode):
+            stack.extend((sub, depth + 1) for sub in item.value)
+    return yaml.SafeLoader("").construct_document(node)
+
+
 def parse_config_yaml(text: str, *, catalog: Catalog | None = None) -> dict[str, Any]:
     """Parse a vLLM ``--config`` YAML file (``model:`` key included; env from leading ``# env:`` comments)."""
     env, env_notes = _env_from_comments(text)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise _yaml_error(exc) from None
+    data = safe_load_bounded(text)
     if data is None:
         if env:
             data = {}

@@ -154,7 +154,44 @@ def _specifier(owner: str, field_name: str, value: Any) -> SpecifierSet:
         raise PackError(owner, field_name, f"not a PEP 440 version specifier: {value!r}") from exc
 
 
+# CEL's cost budget. CEL has no loops, I/O, files, network or environment (the only functions are CEL's and
+# validation.engine's pure stdlib), so an expression's cost is bounded by its size and by how deeply its
+# comprehensions (all, exists, exists_one, map, filter) nest: each level multiplies the work by a list.
+MAX_CEL_CHARS = 100_000
+MAX_COMPREHENSION_DEPTH = 3
+_CEL_STRING = re.compile(r"'(?:[^'\\]|\\.)*'" + r'|"(?:[^"\\]|\\.)*"')
+_CEL_NESTING = re.compile(r"\.(?:all|exists_one|exists|map|filter)\(|[()]")
+
+
+def _comprehension_depth(expr: str) -> int:
+    deepest, stack = 0, []
+    for token in _CEL_NESTING.findall(_CEL_STRING.sub('""', expr)):
+        if token == ")":
+            if stack:
+                stack.pop()
+            continue
+        stack.append(token != "(")
+        deepest = max(deepest, sum(stack))
+    return deepest
+
+
+def check_cost(expr: str) -> str | None:
+    """Why ``expr`` is over CEL's cost budget, or None."""
+    if len(expr) > MAX_CEL_CHARS:
+        return f"cost over the limit: {len(expr)} characters (at most {MAX_CEL_CHARS})"
+    depth = _comprehension_depth(expr)
+    if depth > MAX_COMPREHENSION_DEPTH:
+        return (
+            f"cost over the limit: comprehensions (all/exists/map/filter) nested {depth} deep "
+            f"(at most {MAX_COMPREHENSION_DEPTH})"
+        )
+    return None
+
+
 def compile_expression(owner: str, field_name: str, expr: str) -> cel.Program:
+    too_costly = check_cost(str(expr))
+    if too_costly:
+        raise RuleCompileError(owner, field_name, too_costly)
     try:
         return cel.compile(str(expr))
     except (ValueError, RuntimeError, TypeError) as exc:
