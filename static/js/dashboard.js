@@ -26,3 +26,9 @@ function fallbackCopy(source, done) {
   selection.addRange(range);
   try { document.execCommand("copy"); done(); } catch (e) { /* the text stays selected for Ctrl+C */ }
 }
+
+// Forms that ask before they submit (data-confirm): the CSP allows no inline onclick handlers.
+document.addEventListener("submit", (event) => {
+  const message = event.target.dataset && event.target.dataset.confirm;
+  if (message && !window.confirm(message)) event.preventDefault();
+});
