@@ -14,6 +14,7 @@ from tools.rulepack.specs import (
     conformance,
     data_parallel,
     frontend,
+    launch_checks,
     mamba,
     model_runner,
     moe,
@@ -63,6 +64,7 @@ TOPICS = (
     compile_checks,
     runtime_asserts,
     multimodal_args,
+    launch_checks,
     policy,
 )
 
