@@ -7,9 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from validation.engine.catalog import Catalog
 from validation.engine.cel_reads import read_set
 from validation.engine.lint import build_document, validate
 from validation.engine.rules import NAMESPACES, compile_ruleset, load_pack
+from validation.linter.data import BUILTIN_PACK, CATALOG_DIR
 
 ARGS = ("max_num_seqs", "tensor_parallel_size", "enforce_eager", "kv_cache_dtype", "speculative_config")
 ENV = ("VLLM_USE_V2_MODEL_RUNNER", "VLLM_DEBUG_X", "VLLM_DEBUG_Y", "HF_TOKEN")
@@ -171,18 +173,76 @@ def pack_of(generated):
     }
 
 
+def document_of(data):
+    return build_document(
+        kind=data["kind"],
+        version=data["version"],
+        model_name="m",
+        args=data["args"],
+        env=data["env"],
+        hardware=data["hardware"],
+        model_config=data["config"],
+    )
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated=rules, docs=st.lists(documents, min_size=1, max_size=4))
 def test_optimised_evaluation_equals_plain_evaluation(generated, docs):
     ruleset = compile_ruleset(load_pack(pack_of(generated)))
     for data in docs:
-        doc = build_document(
-            kind=data["kind"],
-            version=data["version"],
-            model_name="m",
-            args=data["args"],
-            env=data["env"],
-            hardware=data["hardware"],
-            model_config=data["config"],
-        )
+        doc = document_of(data)
         assert ruleset.evaluate(doc).as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+        assert ruleset.evaluate(doc, memo=False).as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+    # A second pass, waiving some rules: outcomes the first pass memoised are still the plain evaluation's.
+    waived = [f"rule-{i}" for i in range(0, len(generated), 2)]
+    for data in reversed(docs):
+        doc = document_of(data)
+        optimised = ruleset.evaluate(doc, waived=waived)
+        assert optimised.as_dict() == ruleset.evaluate(doc, plain=True, waived=waived).as_dict()
+
+
+def test_a_reused_outcome_tells_values_of_other_types_apart():
+    """1, true and 1.0 are equal in Python but not in CEL: each gets its own outcome and message."""
+    pack = {
+        "rules": [
+            {
+                "id": "shows-x",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x is set",
+                "message_template": "x is {{ args.x }} ({{ type(args.x) }})",
+                "when": "has(args.x)",
+            }
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    messages = []
+    for value in (1, True, 1.0, -0.0, 0.0, 1, {"a": 1}, {"a": True}):
+        doc = build_document(kind="serving", version="0.31.0", model_name="m", args={"x": value})
+        (finding,) = ruleset.evaluate(doc).findings
+        assert finding.as_dict() == ruleset.evaluate(doc, plain=True).findings[0].as_dict()
+        messages.append(finding.message)
+    assert messages[0] == messages[5]
+    assert len(set(messages)) == 7, messages
+
+
+def test_the_benchmark_profiles_get_the_plain_verdicts_with_the_whole_pack():
+    """The 5,000-profile benchmark's generator, a few hundred of its profiles, every shipped catalog and the
+    built-in pack: catalog checks and rules, optimised and with reused outcomes (two passes), give exactly
+    the findings of computing everything afresh (``plain``)."""
+    from benchmarks.engine import generate
+
+    catalogs = {p.stem: Catalog.load(p) for p in sorted(CATALOG_DIR.glob("*.json"))}
+    ruleset = compile_ruleset(load_pack(BUILTIN_PACK))
+    docs = generate(catalogs, 300, 20261202)
+    expected = [
+        validate(d, ruleset=ruleset, catalog=catalogs[d["vllm"]["version"]], history=catalogs, plain=True)
+        for d in docs
+    ]
+    assert sum(not v.valid for v in expected) > 50  # the profiles exercise refusals, not only valid ones
+    for _ in range(2):
+        for doc, reference in zip(docs, expected, strict=True):
+            verdict = validate(
+                doc, ruleset=ruleset, catalog=catalogs[doc["vllm"]["version"]], history=catalogs
+            )
+            assert verdict.as_dict() == reference.as_dict()

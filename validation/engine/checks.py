@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
 from .diff import mentioned_names, mentioned_options, renamed_arguments, replacement_text
+from .memo import LIMIT, freeze
 from .types import ArgSpec, Finding, parse_version
 
 RULE_UNKNOWN = "catalog-unknown-argument"
@@ -97,6 +98,9 @@ def _qgrams(text: str) -> list[tuple[str, int]]:
     return grams
 
 
+_NOT_FOUND = object()
+
+
 class NearestIndex:
     """Exact nearest-string search over a fixed vocabulary.
 
@@ -112,6 +116,7 @@ class NearestIndex:
         self.by_length: dict[int, list[int]] = {}
         for i, word in enumerate(self.words):
             self.by_length.setdefault(len(word), []).append(i)
+        self._found: dict[tuple[str, int], str | None] = {}  # (query, budget) -> nearest: typos recur
 
     @staticmethod
     def _rank(word: str, query: str, distance: int) -> tuple[int, int, int, str]:
@@ -127,6 +132,15 @@ class NearestIndex:
         k = max_typo_distance(query) if max_distance is None else max_distance
         if query in self.words:
             return query
+        found = self._found.get((query, k), _NOT_FOUND)
+        if found is _NOT_FOUND:
+            found = self._nearest(query, k)
+            if len(self._found) >= LIMIT:
+                self._found.clear()
+            self._found[query, k] = found
+        return found  # type: ignore[return-value]
+
+    def _nearest(self, query: str, k: int) -> str | None:
         n = len(query)
         query_grams = frozenset(_qgrams(query))
         candidates = []
@@ -167,6 +181,10 @@ class CatalogIndex:
     config_fields: dict[str, dict[str, ArgSpec]]  # config class -> field -> spec (flags = (field,))
     field_names: dict[str, NearestIndex]  # config class -> its field names, for did-you-mean
     nested_fields: dict[str, list[tuple[str, str]]]  # a field name -> [(json arg, class)] that has it
+    # argument -> the other arguments whose truth its value checks depend on (``requires``)
+    requires: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
+    outcomes: dict[tuple[Any, ...], tuple[Finding, ...]] = field(default_factory=dict)
 
 
 def _field_spec(name: str, data: Mapping[str, Any]) -> ArgSpec:
@@ -189,12 +207,17 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
         if arg.type == "json" and arg.config_class:
             for field_name in config_fields.get(arg.config_class, {}):
                 nested.setdefault(field_name, []).append((arg.name, arg.config_class))
+    requires: dict[str, set[str]] = {}
+    for (argument, _key), check in catalog.checks_by_target.items():
+        if check.get("requires"):
+            requires.setdefault(argument, set()).add(check["requires"])
     index = CatalogIndex(
         catalog=catalog,
         options=NearestIndex(catalog.by_flag),
         config_fields=config_fields,
         field_names=field_names,
         nested_fields=nested,
+        requires={argument: tuple(sorted(names)) for argument, names in requires.items()},
     )
     catalog.__dict__["_checks_index"] = index  # frozen dataclass: the same trick cached_property uses
     return index
@@ -342,32 +365,55 @@ def check_catalog(
     catalog: Catalog,
     *,
     history: Mapping[str, Catalog] | None = None,
+    memo: bool = True,
 ) -> list[Finding]:
     """Findings for every argument the release does not know, or whose value it would refuse.
 
     ``history`` maps versions to catalogs of other releases (or is a :class:`HistoryIndex`), to name the
-    release that removed an argument and what replaced it.
+    release that removed an argument and what replaced it. A known argument's findings are reused when its
+    value recurs (``memo=False``: always computed).
     """
     findings: list[Finding] = []
     index = catalog_index(catalog)
+    outcomes: dict[tuple[Any, ...], tuple[Finding, ...]] = index.outcomes if memo else {}
     for name, value in args.items():
         spec = catalog.by_name.get(name)
         if spec is None:
             findings.append(_unknown(name, value, index, history))
             continue
-        if spec.deprecated:
-            findings.append(_deprecated(spec, [name], catalog.version))
-        problem = value_problem(spec, value)
-        if problem is None and not spec.choices:
-            problem = value_set_problem(catalog, args, name, None, value, spec.long_flag)
-        if problem:
-            findings.append(_finding(RULE_INVALID, "error", problem, [name]))
-        elif spec.type == "json" and spec.config_class:
-            parsed = _as_json_object(value)
-            if parsed is not None:
-                findings.extend(
-                    _config_findings(spec, parsed, spec.config_class, spec.long_flag, index, args)
-                )
+        # A known argument's findings depend on its value and on the truth of the arguments its value
+        # checks require: reused when they recur.
+        try:
+            key = (name, freeze(value), tuple(not args.get(r) for r in index.requires.get(name, ())))
+        except TypeError:
+            key = None
+        known = outcomes.get(key) if key is not None else None
+        if known is None:
+            known = tuple(_argument_findings(spec, name, value, index, args))
+            if key is not None:
+                if len(outcomes) >= LIMIT:
+                    outcomes.clear()
+                outcomes[key] = known
+        findings.extend(known)
+    return findings
+
+
+def _argument_findings(
+    spec: ArgSpec, name: str, value: Any, index: CatalogIndex, args: Mapping[str, Any]
+) -> list[Finding]:
+    catalog = index.catalog
+    findings: list[Finding] = []
+    if spec.deprecated:
+        findings.append(_deprecated(spec, [name], catalog.version))
+    problem = value_problem(spec, value)
+    if problem is None and not spec.choices:
+        problem = value_set_problem(catalog, args, name, None, value, spec.long_flag)
+    if problem:
+        findings.append(_finding(RULE_INVALID, "error", problem, [name]))
+    elif spec.type == "json" and spec.config_class:
+        parsed = _as_json_object(value)
+        if parsed is not None:
+            findings.extend(_config_findings(spec, parsed, spec.config_class, spec.long_flag, index, args))
     return findings
 
 

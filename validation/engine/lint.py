@@ -48,20 +48,24 @@ def validate(
     catalog: Catalog | None = None,
     history: Mapping[str, Catalog] | None = None,
     waived: Iterable[str] = (),
+    plain: bool = False,
 ) -> Verdict:
     """Every finding at once; vLLM itself stops at the first, so the first error is the one vLLM reports.
 
     Within a severity, findings follow vLLM's order: the catalog's checks of the command line first (argparse
     refuses an unknown argument or a bad value before any config is built), then the rules in the order of
     the rule set (the pack lists its rules in the order vLLM runs its checks; see the rule-pack README).
+
+    ``plain=True`` computes everything afresh (every rule on the whole document, no reused outcome): the
+    reference the optimised evaluation must equal.
     """
     waived_ids = frozenset(waived)
-    verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids)
+    verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids, plain=plain)
     findings: list[Finding] = list(verdict.findings)
     if catalog is not None:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
         said = {f.message for f in findings if not f.waived}
-        for finding in check_catalog(doc.get("args") or {}, catalog, history=history):
+        for finding in check_catalog(doc.get("args") or {}, catalog, history=history, memo=not plain):
             if finding.message in said:
                 continue
             if finding.rule in waived_ids:

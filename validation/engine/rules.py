@@ -8,8 +8,10 @@ from a pack is ever run as Python.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from packaging.version import Version
 
 from .catalog import Catalog
 from .cel_reads import read_set
+from .memo import ABSENT, LIMIT, freeze
 from .messages import EVAL_ERRORS, MessageTemplate, compile_template
 from .types import (
     CATEGORIES,
@@ -266,6 +269,11 @@ class CompiledRule:
         """Every CEL expression of the rule: its condition and its message template's slots."""
         return (self.when, *self.template.expressions) if self.template else (self.when,)
 
+    @cached_property
+    def calls_extensions(self) -> bool:
+        """Whether the message template calls CEL's strings or lists extensions (searched once per rule)."""
+        return self.template is not None and _EXTENSION_CALL.search(self.template.source) is not None
+
     @property
     def uses_derived(self) -> bool:
         return any(_DERIVED_REF.search(expr) for expr in self.expressions)
@@ -283,7 +291,7 @@ class CompiledRule:
             return self.message, None
         if cel_context is None:
             return self.message, "the values were not filled in"
-        if variables is not None and _EXTENSION_CALL.search(self.template.source):
+        if variables is not None and self.calls_extensions:
             # CEL's strings and lists extensions (join, substring, sort ...), as Kubernetes offers them to
             # messageExpression: registered only for the templates that call them
             cel_context = cel.Context(variables=dict(variables))
@@ -381,6 +389,77 @@ def _present_keys(doc: Mapping[str, Any]) -> dict[str, set[str]]:
         "model.config": set(config) if isinstance(config, Mapping) else set(),
         "hardware": {k for k, v in (doc.get("hardware") or {}).items() if v is not None},
     }
+
+
+A_MAPPING = ("<mapping>",)  # model.config is a mapping (its keys are inputs of their own)
+
+
+def _inputs(reads: Mapping[str, frozenset[str] | None]) -> tuple[tuple[str, str | None], ...]:
+    """The profile inputs a rule's outcome (fired, its rendered message, or "could not verify") depends on:
+    (root, key) pairs, key None for a whole map. The release, the kind, the defaults and the value sets are
+    the plan's own, so ``effective.k`` is a function of ``args.k`` (and all of ``effective`` of all of
+    ``args``). A read of ``model.config.k`` reads ``model.config`` itself only as "is it a mapping" (its keys
+    are inputs of their own)."""
+    found: set[tuple[str, str | None]] = set()
+    for root in ("args", "effective", "env", "hardware", "model", "model.config"):
+        keys = reads.get(root, frozenset())
+        name = "args" if root == "effective" else root
+        if keys is None:
+            found.add((name, None))
+        else:
+            found.update((name, key) for key in keys)
+    if ("args", None) in found:
+        found = {(root, key) for root, key in found if root != "args" or key is None}
+    if ("model.config", None) in found:
+        found.discard(("model", "config"))  # the whole config is an input already
+    return tuple(sorted(found, key=lambda item: (item[0], item[1] or "")))
+
+
+class _InputValues(dict):
+    """One profile's inputs, frozen (``memo.freeze``): (root, key) -> value, ``ABSENT`` for a key the profile
+    does not give; a whole map ((root, None)) is frozen when first asked for. ``itemgetter`` over it gives a
+    rule's memo key in one call."""
+
+    def __init__(self, doc: Mapping[str, Any]):
+        super().__init__()
+        self.doc = doc
+        model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
+        config = model.get("config")
+        for key, value in (doc.get("args") or {}).items():
+            self["args", key] = freeze(value)
+        for key, value in (doc.get("env") or {}).items():
+            self["env", key] = freeze(value)
+        for key, value in model.items():
+            self["model", key] = (
+                A_MAPPING if key == "config" and isinstance(value, Mapping) else freeze(value)
+            )
+        if isinstance(config, Mapping):
+            for key, value in config.items():
+                self["model.config", key] = freeze(value)
+        for key, value in (doc.get("hardware") or {}).items():
+            if value is not None:
+                self["hardware", key] = freeze(value)
+
+    def __missing__(self, item: tuple[str, str | None]) -> Any:
+        root, key = item
+        if key is not None:
+            return ABSENT
+        doc = self.doc
+        if root == "model.config":
+            config = (doc.get("model") or {}).get("config")
+            value = ABSENT if config is None else freeze(config)
+        elif root in ("model", "hardware"):
+            value = freeze({k: v for k, v in (doc.get(root) or {}).items() if v is not None})
+        else:
+            value = freeze(doc.get(root) or {})
+        self[item] = value
+        return value
+
+
+def _memo_key(inputs: tuple[tuple[str, str | None], ...]) -> Callable[[_InputValues], Any]:
+    if not inputs:
+        return lambda values: ()
+    return itemgetter(*inputs)
 
 
 @dataclass(frozen=True)
@@ -509,6 +588,15 @@ class _ReleasePlan:
     required: tuple[frozenset[tuple[str, str]], ...] = ()
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
     values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
+    # Per rule: the profile inputs its outcome depends on (see `_inputs`), and its outcomes memoised by their
+    # values. Per set of present keys: the rules to run and the baseline findings that stand.
+    memo_keys: tuple[Callable[[Any], Any], ...] = ()
+    relevant: dict[str, frozenset[str]] = field(default_factory=dict)
+    outcomes: tuple[dict[tuple[Any, ...], Finding | None], ...] = ()
+    selections: dict[tuple[frozenset[str], ...], tuple[tuple[int, ...], tuple[tuple[int, Finding], ...]]] = (
+        field(default_factory=dict)
+    )
+    wanted_cache: dict[tuple[int, ...], dict[str, frozenset[str] | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
@@ -527,6 +615,17 @@ class _ReleasePlan:
             {root: referenced_keys(p.rule.expressions, root) for root in NAMESPACES} for p in self.rules
         )
         self.required = tuple(required_keys(p.rule.when) for p in self.rules)
+        self.memo_keys = tuple(_memo_key(_inputs(reads)) for reads in self.reads)
+        # The present keys that can change which rules run: the indexed ones and those of `has()` guards.
+        relevant: dict[str, set[str]] = {root: set(keys) for root, keys in self.index.items()}
+        relevant["model"].add("config")
+        for required in self.required:
+            for root, key in required:
+                relevant[root].add(key)
+        self.relevant = {root: frozenset(keys) for root, keys in relevant.items()}
+        self.selections = {}
+        self.wanted_cache = {}
+        self.outcomes = tuple({} for _ in self.rules)
 
     def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read: only those are converted into CEL values."""
@@ -543,6 +642,45 @@ class _ReleasePlan:
     def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
         return any(_guard_fails(root, key, present) for root, key in self.required[position])
 
+    def select(
+        self, present: Mapping[str, set[str]]
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, Finding], ...]]:
+        """The rules to run for a profile with these keys, in rule order, and the baseline findings that stand
+        (a rule that does not run keeps its empty-profile outcome, unless its `has(...)` guard is absent:
+        without a model config `has(model.config.k)` is "could not verify"; with one, it is false).
+
+        Depends only on which relevant keys are present, so it is computed once per such set."""
+        relevant = self.relevant
+        signature = (
+            relevant["args"] & present["args"],
+            relevant["env"] & present["env"],
+            relevant["model"] & present["model"],
+            relevant["model.config"] & present["model.config"],
+            relevant["hardware"] & present["hardware"],
+        )
+        selection = self.selections.get(signature)
+        if selection is None:
+            run = self.to_run(present)
+            standing = tuple(
+                (position, finding)
+                for position, finding in self.baseline
+                if position not in run and not self.guard_fails(position, present)
+            )
+            selection = (tuple(sorted(run)), standing)
+            if len(self.selections) >= LIMIT:
+                self.selections.clear()
+            self.selections[signature] = selection
+        return selection
+
+    def wanted_of(self, run: tuple[int, ...]) -> dict[str, frozenset[str] | None]:
+        wanted = self.wanted_cache.get(run)
+        if wanted is None:
+            wanted = self.wanted_for(set(run))
+            if len(self.wanted_cache) >= LIMIT:
+                self.wanted_cache.clear()
+            self.wanted_cache[run] = wanted
+        return wanted
+
     def to_run(self, present: Mapping[str, set[str]]) -> set[int]:
         run = set(self.always)
         for root, keys in present.items():
@@ -552,7 +690,8 @@ class _ReleasePlan:
                 if positions:
                     run.update(positions)
         # A rule whose `has(...)` guard is absent cannot fire.
-        return {p for p in run if not self.guard_fails(p, present)}
+        required = self.required
+        return {p for p in run if not required[p] or not self.guard_fails(p, present)}
 
 
 @dataclass
@@ -640,12 +779,15 @@ class CompiledRuleSet:
         catalog: Catalog | None = None,
         waived: Iterable[str] = (),
         plain: bool = False,
+        memo: bool = True,
     ) -> Verdict:
         """The rule findings of one profile document, errors first, then in rule order.
 
         Only the rules that read something the profile sets run, on a context holding only what they read;
-        the others' outcome is the one computed once on the release's empty profile. ``plain=True`` runs
-        every rule on the whole document instead: the reference the optimised evaluation must equal.
+        the others' outcome is the one computed once on the release's empty profile, and a rule whose inputs
+        (the values it reads) recur gives the outcome it gave them before (``memo=False``: always run it).
+        ``plain=True`` runs every rule on the whole document instead: the reference the optimised evaluation
+        must equal.
         """
         waived_ids = frozenset(waived)
         version = str((doc.get("vllm") or {}).get("version") or "")
@@ -654,26 +796,54 @@ class CompiledRuleSet:
         if plain:
             return self._evaluate_plain(doc, plan, waived_ids, version)
         present = _present_keys(doc)
-        run = plan.to_run(present)
-        found: list[tuple[int, Finding]] = []
-        for position, finding in plan.baseline:
-            # A rule whose `has(...)` guard is absent cannot fire: no finding, whatever the empty profile gave
-            # (without a model config, `has(model.config.k)` is "could not verify"; with one, it is false).
-            if position not in run and not plan.guard_fails(position, present):
-                if finding.rule in waived_ids:
-                    finding = replace(finding, waived=True)
-                found.append((position, finding))
+        run, standing = plan.select(present)
+        found: list[tuple[int, Finding]] = [
+            (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
+            for position, finding in standing
+        ]
         if run:
-            wanted = plan.wanted_for(run)
-            effective = wanted["effective"]
-            defaults = plan.defaults if effective is None else {k: plan.defaults.get(k) for k in effective}
-            variables = build_context(doc, defaults, wanted, plan.values)
-            cel_context = cel.Context(variables=variables)
-            rules = plan.rules
+            # A rule's outcome is a function of the profile values it reads: reuse it when they recur.
+            values = None
+            if memo:
+                try:
+                    values = _InputValues(doc)
+                except TypeError:  # a value of a type with no memo key: run every rule
+                    values = None
+            misses: list[tuple[int, Any]] = []
+            memo_keys, outcomes = plan.memo_keys, plan.outcomes
             for position in run:
-                finding = _run(rules[position].rule, cel_context, waived_ids, variables)
-                if finding is not None:
-                    found.append((position, finding))
+                try:
+                    key = memo_keys[position](values) if values is not None else None
+                except TypeError:
+                    key = None
+                if key is not None and key in outcomes[position]:
+                    finding = outcomes[position][key]
+                    if finding is not None:
+                        if finding.rule in waived_ids:
+                            finding = replace(finding, waived=True)
+                        found.append((position, finding))
+                else:
+                    misses.append((position, key))
+            if misses:
+                wanted = plan.wanted_of(tuple(position for position, _ in misses))
+                effective = wanted["effective"]
+                defaults = (
+                    plan.defaults if effective is None else {k: plan.defaults.get(k) for k in effective}
+                )
+                variables = build_context(doc, defaults, wanted, plan.values)
+                cel_context = cel.Context(variables=variables)
+                rules = plan.rules
+                for position, key in misses:
+                    finding = _run(rules[position].rule, cel_context, frozenset(), variables)
+                    if key is not None:
+                        outcomes = plan.outcomes[position]
+                        if len(outcomes) >= LIMIT:
+                            outcomes.clear()
+                        outcomes[key] = finding
+                    if finding is not None:
+                        if finding.rule in waived_ids:
+                            finding = replace(finding, waived=True)
+                        found.append((position, finding))
         return self._verdict(version, found)
 
     def _evaluate_plain(

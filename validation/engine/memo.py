@@ -1,0 +1,33 @@
+"""Hashable stand-ins for profile values, so that outcomes computed from them can be reused when they recur.
+
+The engine's outcomes (a rule's finding, a catalog check's findings) are functions of the profile values
+they read. Fleets repeat the same values (tensor-parallel sizes, speculative configs, dtypes), so the engine
+keeps each outcome under the frozen values it read and reuses it; tables start over past ``LIMIT`` entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+LIMIT = 4096
+ABSENT = ("<absent>",)  # a value the profile does not give (no frozen value equals it)
+
+
+def freeze(value: Any) -> Any:
+    """A hashable stand-in for ``value`` that equals another only for the same value of the same type.
+
+    CEL tells 1, 1.0 and true apart (Python's ``1 == 1.0 == True`` does not), and a message renders -0.0
+    and 0.0 differently, so the type is part of it and floats are kept exactly (``float.hex``). Mappings keep
+    their order. TypeError for a value of any other type: its outcome is then not reused.
+    """
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is bool:
+        return (kind, value)
+    if kind is float:
+        return (kind, value.hex())
+    if isinstance(value, Mapping):
+        return (kind, tuple((freeze(k), freeze(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return (kind, tuple(freeze(v) for v in value))
+    raise TypeError(f"no memo key for a {kind.__name__}")
