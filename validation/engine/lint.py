@@ -49,6 +49,7 @@ def validate(
     history: Mapping[str, Catalog] | None = None,
     waived: Iterable[str] = (),
     plain: bool = False,
+    memo: bool = True,
 ) -> Verdict:
     """Every finding at once; vLLM itself stops at the first, so the first error is the one vLLM reports.
 
@@ -57,15 +58,17 @@ def validate(
     the rule set (the pack lists its rules in the order vLLM runs its checks; see the rule-pack README).
 
     ``plain=True`` computes everything afresh (every rule on the whole document, no reused outcome): the
-    reference the optimised evaluation must equal.
+    reference the optimised evaluation must equal. ``memo=False`` keeps the optimised evaluation but reuses
+    no outcome (for benchmarks).
     """
     waived_ids = frozenset(waived)
-    verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids, plain=plain)
+    verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo)
     findings: list[Finding] = list(verdict.findings)
     if catalog is not None:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
         said = {f.message for f in findings if not f.waived}
-        for finding in check_catalog(doc.get("args") or {}, catalog, history=history, memo=not plain):
+        checked = check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain)
+        for finding in checked:
             if finding.message in said:
                 continue
             if finding.rule in waived_ids:

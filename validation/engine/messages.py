@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import cel
@@ -225,6 +226,14 @@ def _pieces(owner: str, text: str) -> Iterator[str | tuple[int, str, str | None]
         position = end + 2
 
 
+@lru_cache(maxsize=8192)
+def compile_cel(expr: str) -> cel.Program:
+    """``cel.compile``, once per expression text: a Program is immutable, and the releases of a pack share
+    most expressions (a rule with a derived value compiles once per definition of it)."""
+    return cel.compile(expr)
+
+
+@lru_cache(maxsize=4096)
 def compile_template(owner: str, text: str) -> MessageTemplate:
     """Compile every slot of a template once; RuleCompileError names the rule and the slot at fault."""
     parts: list[str | Slot] = []
@@ -237,7 +246,7 @@ def compile_template(owner: str, text: str) -> MessageTemplate:
         if not expr:
             raise RuleCompileError(owner, FIELD, f"slot {number} is empty: write a CEL expression")
         try:
-            program = cel.compile(expr)
+            program = compile_cel(expr)
         except (ValueError, RuntimeError, TypeError) as exc:
             detail = str(exc).split("ERROR: ", 1)[-1].strip()
             raise RuleCompileError(owner, FIELD, f"{label}: {detail}") from exc

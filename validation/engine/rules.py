@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from packaging.version import Version
 from .catalog import Catalog
 from .cel_reads import read_set
 from .memo import ABSENT, LIMIT, freeze
-from .messages import EVAL_ERRORS, MessageTemplate, compile_template
+from .messages import EVAL_ERRORS, MessageTemplate, compile_cel, compile_template
 from .types import (
     CATEGORIES,
     KINDS,
@@ -196,7 +196,7 @@ def compile_expression(owner: str, field_name: str, expr: str) -> cel.Program:
     if too_costly:
         raise RuleCompileError(owner, field_name, too_costly)
     try:
-        return cel.compile(str(expr))
+        return compile_cel(str(expr))
     except (ValueError, RuntimeError, TypeError) as exc:
         raise RuleCompileError(owner, field_name, _first_line_error(str(exc))) from exc
 
@@ -264,17 +264,34 @@ class CompiledRule:
     when: str
     template: MessageTemplate | None = None
 
-    @property
+    @cached_property
     def expressions(self) -> tuple[str, ...]:
         """Every CEL expression of the rule: its condition and its message template's slots."""
         return (self.when, *self.template.expressions) if self.template else (self.when,)
+
+    @cached_property
+    def reads(self) -> dict[str, frozenset[str] | None]:
+        """The keys of each namespace the rule's expressions read (None: the whole map), computed once."""
+        return {root: referenced_keys(self.expressions, root) for root in NAMESPACES}
+
+    @cached_property
+    def named_effective(self) -> frozenset[str]:
+        """The ``effective.<key>`` names its expressions spell out (even where one also reads all of it)."""
+        return frozenset(
+            key for expr in self.expressions for key in (referenced_keys([expr], "effective") or ())
+        )
+
+    @cached_property
+    def memo_key(self) -> Callable[[Any], Any]:
+        """The rule's memo key from a profile's frozen inputs (``_InputValues``)."""
+        return _memo_key(_inputs(self.reads))
 
     @cached_property
     def calls_extensions(self) -> bool:
         """Whether the message template calls CEL's strings or lists extensions (searched once per rule)."""
         return self.template is not None and _EXTENSION_CALL.search(self.template.source) is not None
 
-    @property
+    @cached_property
     def uses_derived(self) -> bool:
         return any(_DERIVED_REF.search(expr) for expr in self.expressions)
 
@@ -531,6 +548,7 @@ def _guard_fails(root: str, key: str, present: Mapping[str, set[str]]) -> bool:
     return key not in present[root]
 
 
+@lru_cache(maxsize=8192)
 def required_keys(expr: str) -> frozenset[tuple[str, str]]:
     """Keys that must be present for ``expr`` to be true: ``has(x.k)`` conjuncts at the top level
     (also inside ``has(x.k) ? ... : false``). A rule missing one cannot fire, whatever else it reads."""
@@ -557,9 +575,21 @@ def required_keys(expr: str) -> frozenset[tuple[str, str]]:
     return frozenset(keys)
 
 
-def _triggers(expressions: Iterable[str]) -> dict[str, frozenset[str]] | None:
-    expressions = tuple(expressions)
-    reads = {root: referenced_keys(expressions, root) for root in NAMESPACES}
+def _union_reads(
+    all_reads: Iterable[Mapping[str, frozenset[str] | None]],
+) -> dict[str, frozenset[str] | None]:
+    wanted: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
+    for reads in all_reads:
+        for root, keys in reads.items():
+            current = wanted[root]
+            if keys is None:
+                wanted[root] = None
+            elif current is not None:
+                current.update(keys)
+    return {root: (None if keys is None else frozenset(keys)) for root, keys in wanted.items()}
+
+
+def _triggers(reads: Mapping[str, frozenset[str] | None]) -> dict[str, frozenset[str]] | None:
     if any(reads[root] is None for root in (*PRESENCE_ROOTS, "effective")):
         return None
     return {
@@ -611,11 +641,9 @@ class _ReleasePlan:
         self.index = {root: {k: tuple(v) for k, v in keys.items()} for root, keys in index.items()}
         self.always = frozenset(always)
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
-        self.reads = tuple(
-            {root: referenced_keys(p.rule.expressions, root) for root in NAMESPACES} for p in self.rules
-        )
+        self.reads = tuple(p.rule.reads for p in self.rules)
         self.required = tuple(required_keys(p.rule.when) for p in self.rules)
-        self.memo_keys = tuple(_memo_key(_inputs(reads)) for reads in self.reads)
+        self.memo_keys = tuple(p.rule.memo_key for p in self.rules)
         # The present keys that can change which rules run: the indexed ones and those of `has()` guards.
         relevant: dict[str, set[str]] = {root: set(keys) for root, keys in self.index.items()}
         relevant["model"].add("config")
@@ -629,15 +657,7 @@ class _ReleasePlan:
 
     def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read: only those are converted into CEL values."""
-        wanted: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
-        for position in run:
-            for root, keys in self.reads[position].items():
-                current = wanted[root]
-                if keys is None:
-                    wanted[root] = None
-                elif current is not None:
-                    current.update(keys)
-        return {root: (None if keys is None else frozenset(keys)) for root, keys in wanted.items()}
+        return _union_reads(self.reads[position] for position in run)
 
     def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
         return any(_guard_fails(root, key, present) for root, key in self.required[position])
@@ -719,13 +739,10 @@ class CompiledRuleSet:
                     defaults.update(values)
             if catalog is not None:
                 defaults.update(catalog.defaults)
-            expressions = [expr for r in rules for expr in r.expressions]
-            wanted = {root: referenced_keys(expressions, root) for root in NAMESPACES}
+            wanted = _union_reads(r.reads for r in rules)
             # An argument a rule names that the profile does not set and whose default is unknown (resolved
             # at start-up, or no catalog) reads as null: "not set" is a known fact, not an unknown input.
-            named = frozenset(
-                key for expr in expressions for key in (referenced_keys([expr], "effective") or ())
-            )
+            named = frozenset().union(*(r.named_effective for r in rules))
             all_defaults = {**dict.fromkeys(named), **defaults}
             defaults = all_defaults
             if wanted["effective"] is not None:
@@ -744,7 +761,7 @@ class CompiledRuleSet:
             planned = tuple(
                 _PlannedRule(
                     rule,
-                    _triggers(rule.expressions),
+                    _triggers(rule.reads),
                     _run(rule, baseline_context, frozenset(), baseline_variables),
                 )
                 for rule in rules
