@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from packaging.version import Version
@@ -174,17 +175,51 @@ class NearestIndex:
 # Per-catalog index, built once and kept on the (frozen) catalog instance.
 
 
-@dataclass(frozen=True)
 class CatalogIndex:
-    catalog: Catalog
-    options: NearestIndex  # every option string: long flags, short and hidden aliases, negative flags
-    config_fields: dict[str, dict[str, ArgSpec]]  # config class -> field -> spec (flags = (field,))
-    field_names: dict[str, NearestIndex]  # config class -> its field names, for did-you-mean
-    nested_fields: dict[str, list[tuple[str, str]]]  # a field name -> [(json arg, class)] that has it
-    # argument -> the other arguments whose truth its value checks depend on (``requires``)
-    requires: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
-    outcomes: dict[tuple[Any, ...], tuple[Finding, ...]] = field(default_factory=dict)
+    """What the checks of one catalog look up, built once per catalog; the did-you-mean indexes are built
+    when a first unknown name needs them (most profiles have none)."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        # config class -> field -> spec (flags = (field,))
+        self.config_fields: dict[str, dict[str, ArgSpec]] = {
+            class_name: {
+                name: _field_spec(name, data) for name, data in ((info or {}).get("fields") or {}).items()
+            }
+            for class_name, info in (catalog.config_classes or {}).items()
+        }
+        # a field name -> [(json arg, class)] that has it
+        self.nested_fields: dict[str, list[tuple[str, str]]] = {}
+        for arg in catalog.arguments:
+            if arg.type == "json" and arg.config_class:
+                for field_name in self.config_fields.get(arg.config_class, {}):
+                    self.nested_fields.setdefault(field_name, []).append((arg.name, arg.config_class))
+        # argument -> the other arguments whose truth its value checks depend on (``requires``)
+        requires: dict[str, set[str]] = {}
+        for (argument, _key), check in catalog.checks_by_target.items():
+            if check.get("requires"):
+                requires.setdefault(argument, set()).add(check["requires"])
+        self.requires = {argument: tuple(sorted(names)) for argument, names in requires.items()}
+        # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
+        self.outcomes: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
+        self._field_names: dict[str, NearestIndex] = {}
+
+    @cached_property
+    def options(self) -> NearestIndex:
+        """Every option string: long flags, short and hidden aliases, negative flags."""
+        return NearestIndex(self.catalog.by_flag)
+
+    def field_names(self, class_name: str) -> NearestIndex:
+        """A config class's field names, for did-you-mean."""
+        index = self._field_names.get(class_name)
+        if index is None:
+            fields = _fields_of((self.catalog.config_classes or {}).get(class_name))
+            index = self._field_names[class_name] = NearestIndex(fields)
+        return index
+
+
+def _fields_of(info: Mapping[str, Any] | None) -> dict[str, Any]:
+    return (info or {}).get("fields") or {}
 
 
 def _field_spec(name: str, data: Mapping[str, Any]) -> ArgSpec:
@@ -196,29 +231,7 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
     cached = catalog.__dict__.get("_checks_index")
     if cached is not None:
         return cached
-    config_fields: dict[str, dict[str, ArgSpec]] = {}
-    field_names: dict[str, NearestIndex] = {}
-    for class_name, info in (catalog.config_classes or {}).items():
-        fields = (info or {}).get("fields") or {}
-        config_fields[class_name] = {name: _field_spec(name, data) for name, data in fields.items()}
-        field_names[class_name] = NearestIndex(fields)
-    nested: dict[str, list[tuple[str, str]]] = {}
-    for arg in catalog.arguments:
-        if arg.type == "json" and arg.config_class:
-            for field_name in config_fields.get(arg.config_class, {}):
-                nested.setdefault(field_name, []).append((arg.name, arg.config_class))
-    requires: dict[str, set[str]] = {}
-    for (argument, _key), check in catalog.checks_by_target.items():
-        if check.get("requires"):
-            requires.setdefault(argument, set()).add(check["requires"])
-    index = CatalogIndex(
-        catalog=catalog,
-        options=NearestIndex(catalog.by_flag),
-        config_fields=config_fields,
-        field_names=field_names,
-        nested_fields=nested,
-        requires={argument: tuple(sorted(names)) for argument, names in requires.items()},
-    )
+    index = CatalogIndex(catalog)
     catalog.__dict__["_checks_index"] = index  # frozen dataclass: the same trick cached_property uses
     return index
 
@@ -383,8 +396,13 @@ def check_catalog(
             continue
         # A known argument's findings depend on its value and on the truth of the arguments its value
         # checks require: reused when they recur.
+        requires = index.requires.get(name)
         try:
-            key = (name, freeze(value), tuple(not args.get(r) for r in index.requires.get(name, ())))
+            key = (
+                (name, freeze(value), tuple([not args.get(r) for r in requires]))
+                if requires
+                else (name, freeze(value))
+            )
         except TypeError:
             key = None
         known = outcomes.get(key) if key is not None else None
@@ -654,7 +672,7 @@ def _config_findings(
         path = f"{where}.{key}"
         spec = fields.get(str(key))
         if spec is None:
-            close = index.field_names[config_class].nearest(str(key))
+            close = index.field_names(config_class).nearest(str(key))
             hint = f"; did you mean {close!r}?" if close else ""
             findings.append(
                 _finding(

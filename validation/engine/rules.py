@@ -24,7 +24,7 @@ from packaging.version import Version
 from .catalog import Catalog
 from .cel_reads import read_set
 from .memo import ABSENT, LIMIT, freeze
-from .messages import EVAL_ERRORS, MessageTemplate, compile_cel, compile_template
+from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
 from .types import (
     CATEGORIES,
     KINDS,
@@ -251,7 +251,7 @@ class CompiledRule:
     category: str
     severity: str
     message: str
-    program: cel.Program
+    program: cel.Program | LazyProgram
     specifier: SpecifierSet
     kinds: frozenset[str]
     fields: tuple[str, ...]
@@ -282,9 +282,19 @@ class CompiledRule:
         )
 
     @cached_property
+    def required(self) -> frozenset[tuple[str, str]]:
+        """Keys whose absence means the rule cannot fire (its top-level ``has()`` guards)."""
+        return required_keys(self.when)
+
+    @cached_property
+    def inputs(self) -> tuple[tuple[str, str | None], ...]:
+        """The profile inputs the rule's outcome depends on (see ``_inputs``)."""
+        return _inputs(self.reads)
+
+    @cached_property
     def memo_key(self) -> Callable[[Any], Any]:
         """The rule's memo key from a profile's frozen inputs (``_InputValues``)."""
-        return _memo_key(_inputs(self.reads))
+        return _memo_key(self.inputs)
 
     @cached_property
     def calls_extensions(self) -> bool:
@@ -408,6 +418,7 @@ def _present_keys(doc: Mapping[str, Any]) -> dict[str, set[str]]:
     }
 
 
+_UNKNOWN = object()  # an outcome not memoised yet
 A_MAPPING = ("<mapping>",)  # model.config is a mapping (its keys are inputs of their own)
 
 
@@ -437,8 +448,8 @@ class _InputValues(dict):
     does not give; a whole map ((root, None)) is frozen when first asked for. ``itemgetter`` over it gives a
     rule's memo key in one call."""
 
-    def __init__(self, doc: Mapping[str, Any]):
-        super().__init__()
+    def __init__(self, doc: Mapping[str, Any], absent: Mapping[tuple[str, str | None], Any]):
+        super().__init__(absent)  # every (root, key) input a rule of the plan names, ABSENT until set below
         self.doc = doc
         model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
         config = model.get("config")
@@ -473,9 +484,13 @@ class _InputValues(dict):
         return value
 
 
+def _no_inputs(values: Any) -> tuple[()]:
+    return ()
+
+
 def _memo_key(inputs: tuple[tuple[str, str | None], ...]) -> Callable[[_InputValues], Any]:
     if not inputs:
-        return lambda values: ()
+        return _no_inputs
     return itemgetter(*inputs)
 
 
@@ -621,6 +636,7 @@ class _ReleasePlan:
     # Per rule: the profile inputs its outcome depends on (see `_inputs`), and its outcomes memoised by their
     # values. Per set of present keys: the rules to run and the baseline findings that stand.
     memo_keys: tuple[Callable[[Any], Any], ...] = ()
+    absent: dict[tuple[str, str | None], Any] = field(default_factory=dict)
     relevant: dict[str, frozenset[str]] = field(default_factory=dict)
     outcomes: tuple[dict[tuple[Any, ...], Finding | None], ...] = ()
     selections: dict[tuple[frozenset[str], ...], tuple[tuple[int, ...], tuple[tuple[int, Finding], ...]]] = (
@@ -642,8 +658,11 @@ class _ReleasePlan:
         self.always = frozenset(always)
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
         self.reads = tuple(p.rule.reads for p in self.rules)
-        self.required = tuple(required_keys(p.rule.when) for p in self.rules)
+        self.required = tuple(p.rule.required for p in self.rules)
         self.memo_keys = tuple(p.rule.memo_key for p in self.rules)
+        self.absent = dict.fromkeys(
+            (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT
+        )
         # The present keys that can change which rules run: the indexed ones and those of `has()` guards.
         relevant: dict[str, set[str]] = {root: set(keys) for root, keys in self.index.items()}
         relevant["model"].add("config")
@@ -721,6 +740,7 @@ class CompiledRuleSet:
     derived: tuple[CompiledDerived, ...]
     defaults: tuple[tuple[SpecifierSet, dict[str, Any]], ...]
     _plans: dict[tuple[str, str, str | None], _ReleasePlan] = field(default_factory=dict, repr=False)
+    lazy: bool = False  # programs compile when first executed (a rule set known to compile)
 
     def _plan(self, version: str, kind: str, catalog: Catalog | None) -> _ReleasePlan:
         key = (version, kind, catalog.version if catalog else None)
@@ -781,13 +801,16 @@ class CompiledRuleSet:
 
     @staticmethod
     def _for_release(rule: CompiledRule, definitions: Mapping[str, str]) -> CompiledRule:
+        """The rule with the release's derived values expanded (itself if it reads none)."""
         if not rule.uses_derived:
             return rule
         when = expand_derived(rule.when, definitions)
         template = rule.template
+        lazy = isinstance(rule.program, LazyProgram)
         if template is not None and any(_DERIVED_REF.search(e) for e in template.expressions):
-            template = compile_template(rule.id, expand_derived(template.source, definitions))
-        return replace(rule, when=when, program=compile_expression(rule.id, "when", when), template=template)
+            template = compile_template(rule.id, expand_derived(template.source, definitions), lazy)
+        program = LazyProgram(when) if lazy else compile_expression(rule.id, "when", when)
+        return replace(rule, when=when, program=program, template=template)
 
     def evaluate(
         self,
@@ -823,7 +846,7 @@ class CompiledRuleSet:
             values = None
             if memo:
                 try:
-                    values = _InputValues(doc)
+                    values = _InputValues(doc, plan.absent)
                 except TypeError:  # a value of a type with no memo key: run every rule
                     values = None
             misses: list[tuple[int, Any]] = []
@@ -833,8 +856,9 @@ class CompiledRuleSet:
                     key = memo_keys[position](values) if values is not None else None
                 except TypeError:
                     key = None
-                if key is not None and key in outcomes[position]:
-                    finding = outcomes[position][key]
+                # .get, not `in` then [ ]: another thread may start a full table over in between
+                finding = outcomes[position].get(key, _UNKNOWN) if key is not None else _UNKNOWN
+                if finding is not _UNKNOWN:
                     if finding is not None:
                         if finding.rule in waived_ids:
                             finding = replace(finding, waived=True)
@@ -900,12 +924,12 @@ def _run(
     )
 
 
-def compile_message_template(raw: Mapping[str, Any]) -> MessageTemplate | None:
+def compile_message_template(raw: Mapping[str, Any], *, lazy: bool = False) -> MessageTemplate | None:
     """The rule's ``message_template`` compiled (None without one); RuleCompileError names rule and slot."""
     text = raw.get("message_template")
     if text in (None, ""):
         return None
-    return compile_template(str(raw.get("id") or "<rule>"), str(text).strip())
+    return compile_template(str(raw.get("id") or "<rule>"), str(text).strip(), lazy)
 
 
 def build_context(
@@ -954,8 +978,14 @@ def build_context(
     return {k: v for k, v in context.items() if wanted.get(k, True) != frozenset()}
 
 
-def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -> CompiledRuleSet:
-    """Compile every rule and derived value once; disabled rules are left out."""
+def compile_ruleset(
+    pack: Mapping[str, Any], *, version_id: int | None = None, lazy: bool = False
+) -> CompiledRuleSet:
+    """Compile every rule and derived value once; disabled rules are left out.
+
+    ``lazy=True``: only for a pack known to compile (the linter compiles a pack in full the first time it
+    meets it): each CEL program compiles when first executed, so a short run pays only for what it runs.
+    """
     rules = []
     for raw in pack.get("rules") or []:
         check_rule(raw)
@@ -967,7 +997,9 @@ def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -
                 category=raw["category"],
                 severity=raw["severity"],
                 message=str(raw["message"]).strip(),
-                program=compile_expression(raw["id"], "when", raw["when"]),
+                program=LazyProgram(str(raw["when"]))
+                if lazy
+                else compile_expression(raw["id"], "when", raw["when"]),
                 specifier=_specifier(raw["id"], "versions", raw.get("versions")),
                 kinds=frozenset(raw.get("kinds") or KINDS),
                 fields=tuple(raw.get("fields") or ()),
@@ -978,7 +1010,7 @@ def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -
                 fix=raw.get("fix"),
                 needs=tuple(raw.get("needs") or ()),
                 when=str(raw["when"]),
-                template=compile_message_template(raw),
+                template=compile_message_template(raw, lazy=lazy),
             )
         )
     derived = []
@@ -990,7 +1022,9 @@ def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -
                 variants=tuple(
                     (
                         _specifier(raw["name"], f"variants[{i}].versions", v.get("versions")),
-                        compile_expression(raw["name"], f"variants[{i}].expr", v["expr"]).source,
+                        str(v["expr"])
+                        if lazy
+                        else compile_expression(raw["name"], f"variants[{i}].expr", v["expr"]).source,
                     )
                     for i, v in enumerate(raw["variants"])
                 ),
@@ -1001,5 +1035,5 @@ def compile_ruleset(pack: Mapping[str, Any], *, version_id: int | None = None) -
         for block in pack.get("defaults") or []
     )
     return CompiledRuleSet(
-        version_id=version_id, rules=tuple(rules), derived=tuple(derived), defaults=defaults
+        version_id=version_id, rules=tuple(rules), derived=tuple(derived), defaults=defaults, lazy=lazy
     )
