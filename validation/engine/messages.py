@@ -49,7 +49,7 @@ class RenderError(Exception):
 class Slot:
     number: int  # 1-based, as the error messages name it
     expr: str
-    program: cel.Program
+    program: cel.Program | LazyProgram
     conversion: str | None
     format_spec: str
     # ``args.speculative_config`` and the like: read straight from the document, which keeps a map's keys in
@@ -233,8 +233,28 @@ def compile_cel(expr: str) -> cel.Program:
     return cel.compile(expr)
 
 
+class LazyProgram:
+    """A CEL program compiled when first executed, for a rule set known to compile (``compile_ruleset(...,
+    lazy=True)``): a linter run checking one file executes a few dozen of the pack's hundreds of programs."""
+
+    __slots__ = ("source", "_program")
+
+    def __init__(self, source: str):
+        self.source = source
+        self._program: cel.Program | None = None
+
+    def __reduce__(self) -> tuple[type[LazyProgram], tuple[str]]:
+        return LazyProgram, (self.source,)  # pickled as its source: compiled again when next executed
+
+    def execute(self, context: Any = None) -> Any:
+        program = self._program
+        if program is None:
+            program = self._program = compile_cel(self.source)
+        return program.execute(context)
+
+
 @lru_cache(maxsize=4096)
-def compile_template(owner: str, text: str) -> MessageTemplate:
+def compile_template(owner: str, text: str, lazy: bool = False) -> MessageTemplate:
     """Compile every slot of a template once; RuleCompileError names the rule and the slot at fault."""
     parts: list[str | Slot] = []
     for piece in _pieces(owner, text):
@@ -246,7 +266,7 @@ def compile_template(owner: str, text: str) -> MessageTemplate:
         if not expr:
             raise RuleCompileError(owner, FIELD, f"slot {number} is empty: write a CEL expression")
         try:
-            program = compile_cel(expr)
+            program = LazyProgram(expr) if lazy else compile_cel(expr)
         except (ValueError, RuntimeError, TypeError) as exc:
             detail = str(exc).split("ERROR: ", 1)[-1].strip()
             raise RuleCompileError(owner, FIELD, f"{label}: {detail}") from exc

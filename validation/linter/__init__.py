@@ -103,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lint_file(path, data=data, defaults=defaults, explicit=explicit and not options.skip_other_files)
         for path, explicit in iter_inputs(options.paths, options.include or DEFAULT_PATTERNS)
     ]
+    data.save_ruleset()
     text = render(options.format, results, data=data)
     if options.output:
         Path(options.output).write_text(text)

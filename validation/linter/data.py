@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
+import sys
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -35,6 +37,7 @@ class ShippedData:
 
             raise UsageError(f"--ruleset {ruleset_path}: no such file")
         self._catalogs: dict[str, Any] = {}
+        self._loaded_plans = -1  # release plans the rule set held when loaded from the cache
 
     @cached_property
     def versions(self) -> tuple[str, ...]:
@@ -56,13 +59,17 @@ class ShippedData:
         return _LazyCatalogs(self)
 
     @cached_property
+    def _pack_raw(self) -> bytes:
+        return (self.ruleset_path or BUILTIN_PACK).read_bytes()
+
+    @cached_property
     def pack(self) -> dict[str, Any]:
         import yaml
 
         from validation.engine.rules import load_pack
 
         path = self.ruleset_path or BUILTIN_PACK
-        raw = path.read_bytes()
+        raw = self._pack_raw
         cached = _pack_cache_path(raw)
         try:
             data = json.loads(cached.read_bytes())
@@ -79,27 +86,80 @@ class ShippedData:
 
     @cached_property
     def ruleset(self):
-        from validation.engine.rules import compile_ruleset
+        """The compiled rule set, its CEL programs compiled when first executed.
 
-        return compile_ruleset(self.pack)
+        The first run with a pack compiles it in full (a CEL error names its rule then, never mid-run) and
+        keeps the rule set, with the release plans it built, in the user's cache (``_compiled_path``); later
+        runs with the same pack, engine and catalogs load it instead of parsing, compiling and planning
+        again. The cache is the user's own, as Python's ``__pycache__`` is.
+        """
+        from validation.engine.rules import CompiledRuleSet, compile_ruleset
+
+        try:
+            with self._compiled_path.open("rb") as handle:
+                ruleset = pickle.load(handle)
+            if isinstance(ruleset, CompiledRuleSet) and ruleset.lazy:
+                self._loaded_plans = len(ruleset._plans)
+                return ruleset
+        except Exception:
+            pass
+        pack = self.pack
+        compile_ruleset(pack)
+        self._loaded_plans = -1
+        return compile_ruleset(pack, lazy=True)
+
+    @cached_property
+    def _compiled_path(self) -> Path:
+        import cel
+        import packaging
+
+        digest = hashlib.sha256(self._pack_raw)
+        digest.update(f"{sys.version}|{packaging.__version__}".encode())
+        for source in sorted((PACKAGE_ROOT / "engine").glob("*.py")):
+            digest.update(source.name.encode())
+            digest.update(source.read_bytes())
+        for path in (
+            *sorted(Path(cel.__file__).parent.glob("*.so")),
+            *sorted(self.catalog_dir.glob("*.json")),
+        ):
+            stat = path.stat()
+            digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+        return _cache_dir() / "rulesets" / f"{digest.hexdigest()}.pickle"
+
+    def save_ruleset(self) -> None:
+        """Keep the rule set for the next run if this run built it or planned a new release (never fails)."""
+        ruleset = self.__dict__.get("ruleset")
+        if ruleset is None or len(ruleset._plans) == self._loaded_plans:
+            return
+        try:
+            data = pickle.dumps(ruleset, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return
+        _write_quietly(self._compiled_path, data)
 
     @property
     def ruleset_label(self) -> str:
         return str(self.ruleset_path) if self.ruleset_path else "built-in"
 
 
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "vllm-profiles"
+
+
 def _pack_cache_path(raw: bytes) -> Path:
     """Where the parsed pack is kept as JSON (about 100 times faster to read), keyed by its digest."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "vllm-profiles" / "packs" / f"{hashlib.sha256(raw).hexdigest()}.json"
+    return _cache_dir() / "packs" / f"{hashlib.sha256(raw).hexdigest()}.json"
 
 
-def _write_quietly(path: Path, text: str) -> None:
+def _write_quietly(path: Path, content: str | bytes) -> None:
     """A cache write that never fails the run (read-only home, full disk): the next run parses again."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(text)
+        if isinstance(content, bytes):
+            partial.write_bytes(content)
+        else:
+            partial.write_text(content)
         os.replace(partial, path)
     except OSError:
         pass
