@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -250,7 +251,26 @@ def _attempt(repo: str, revision: str, settings: HubSettings, wait: float) -> di
     return outcome
 
 
+# A repository id huggingface_hub accepts (org/name, no "--" nor ".."): only for those can the cache layout
+# alone say "not cached" (another id gets huggingface_hub's own validation message).
+_REPO_ID = re.compile(r"^[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?/[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?$")
+
+
+def _surely_not_cached(repo: str, settings: HubSettings) -> bool:
+    """Offline, and the cache has no folder for the repository: hf_hub_download could only say it is not
+    cached (LocalEntryNotFoundError), so the linter need not import huggingface_hub to hear it."""
+    if not settings.offline or len(repo) > 96 or "--" in repo or ".." in repo or not _REPO_ID.match(repo):
+        return False
+    return not os.path.isdir(os.path.join(settings.cache_dir, "models--" + repo.replace("/", "--")))
+
+
 def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
+    if _surely_not_cached(repo, settings):
+        return Resolution(
+            None,
+            "",
+            error=f"not in the local Hugging Face cache {settings.cache_dir} ({settings.offline_reason})",
+        )
     import huggingface_hub  # noqa: F401  (imported here, so its import time never counts against the deadline)
 
     deadline = time.monotonic() + settings.timeout
