@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import jsonschema
 
-from .conftest import HERE, ROOT, run_lint
+from .conftest import HERE, ROOT, SCRIPT, run_lint
 
 MANIFESTS = HERE / "manifests"
 
@@ -105,3 +106,28 @@ def test_linter_needs_no_django():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["files"][0]["profiles"][0]["valid"] is False
+
+
+def test_the_kept_rule_set_gives_the_report_of_a_full_compile(tmp_path):
+    """The first run compiles the pack in full and keeps the rule set in the user's cache; later runs load it
+    and give the same report, also for releases the first run did not plan; a damaged cache is rebuilt."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+
+    def lint(*args: str) -> subprocess.CompletedProcess:
+        command = [str(SCRIPT), "--format", "json", *args]
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+
+    inputs = [str(MANIFESTS / "teacher-deployment.yaml"), str(MANIFESTS / "stack-values.yaml")]
+    first = lint(*inputs)
+    (kept,) = (tmp_path / "cache" / "vllm-profiles" / "rulesets").glob("*.pickle")
+    assert first.returncode == 1 and json.loads(first.stdout)["valid"] is False
+    assert lint(*inputs).stdout == first.stdout
+    other = lint("--vllm-version", "0.31.0", *inputs)  # a release the first run did not plan
+    (again,) = (tmp_path / "cache" / "vllm-profiles" / "rulesets").glob("*.pickle")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "fresh")
+    assert lint("--vllm-version", "0.31.0", *inputs).stdout == other.stdout
+    again.write_bytes(b"not a pickle")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    assert lint(*inputs).stdout == first.stdout
+    assert kept.stat().st_size > 1000

@@ -116,3 +116,36 @@ def test_bad_model_config_or_hardware_exits_2(args, expected):
     result = lint(*args, "-", stdin="vllm serve m")
     assert result.returncode == 2, result.stdout + result.stderr
     assert expected in result.stderr
+
+
+def test_a_directory_and_several_files_in_one_call(tmp_path):
+    """Each file gets the verdict it gets alone; one that cannot be parsed is named, the others still checked."""
+    folder = tmp_path / "profiles"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "teacher.sh").write_text(SEED_COMMAND + "\n")
+    (folder / "nested" / "plain.yaml").write_text("model: m\nmax-num-seqs: 8\n")
+    (folder / "notes.txt").write_text("not a profile: not a file name the walk reads\n")
+    broken = tmp_path / "broken.sh"
+    broken.write_text("vllm serve m --max-num-seqs 'unclosed\n")
+    args = ("--vllm-version", "0.31.0", "--kind", "collection", "--format", "json")
+
+    result = lint(*args, str(folder))
+    assert result.returncode == 1, result.stderr
+    documents = json.loads(result.stdout)
+    assert [d["file"] for d in documents] == [
+        str(folder / "teacher.sh"),
+        str(folder / "nested" / "plain.yaml"),
+    ]
+    alone = json.loads(lint(*args, str(folder / "teacher.sh")).stdout)
+    assert {k: v for k, v in documents[0].items() if k != "file"} == alone
+    assert SEED_MESSAGE_031 in [f["message"] for f in documents[0]["findings"]]
+    assert documents[0]["valid"] is False and documents[1]["valid"] is True
+
+    result = lint(*args, str(folder / "nested" / "plain.yaml"), str(broken))
+    assert result.returncode == 2
+    plain, failed = json.loads(result.stdout)
+    assert plain["valid"] is True and failed["file"] == str(broken) and "error" in failed
+
+    text = lint("--vllm-version", "0.31.0", "--kind", "collection", str(folder))
+    assert text.returncode == 1
+    assert f"== {folder / 'teacher.sh'}" in text.stdout and "INVALID" in text.stdout

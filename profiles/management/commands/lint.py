@@ -1,6 +1,9 @@
-"""`manage.py lint`: validate a profile file the way the API does, for CI pipelines and GitOps.
+"""`manage.py lint`: validate profile files the way the API does, for CI pipelines and GitOps.
 
-Exit codes: 0 no error finding, 1 error findings, 2 the input cannot be parsed or the version is unknown.
+One file (or - for standard input) prints its verdict; several paths or a directory (walked for the file
+names `vllm-profiles-lint` reads: *.sh, *.cmd, *.vllm, *.yaml, *.yml, *.json) print one verdict per file,
+Django starting once for all of them. Exit codes: 0 no error finding, 1 error findings, 2 an input cannot be
+read or parsed or the version is unknown (the other files are still checked).
 The model's config.json (and the draft model's) is resolved as the API resolves it: a local directory, the
 Hugging Face cache or the Hub (``HF_ENDPOINT``, ``HF_TOKEN``, ``HF_HOME``/``HF_HUB_CACHE``; with
 ``HF_HUB_OFFLINE=1`` the cache alone), with a short deadline; `--model-config FILE` wins over it. A config
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -24,7 +28,9 @@ class Command(BaseCommand):
     help = "Validate a `vllm serve` command line, a vLLM --config YAML file or JSON against a vLLM release."
 
     def add_arguments(self, parser):
-        parser.add_argument("file", nargs="?", help="the file to check, or - for standard input")
+        parser.add_argument(
+            "paths", nargs="*", metavar="PATH", help="files or directories to check, or - for standard input"
+        )
         parser.add_argument("--vllm-version", default="", help="target release (default: the fleet's)")
         parser.add_argument("--kind", choices=["serving", "collection"], default="serving")
         parser.add_argument("--format", choices=["text", "json"], default="text")
@@ -46,43 +52,67 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        paths = list(options["paths"])
         hardware_items = list(options["hardware"])
-        if not options["file"] and hardware_items and "=" not in hardware_items[-1]:
-            options["file"] = hardware_items.pop()  # `--hardware a=1 b=2 FILE`: the last word is the file
-        if not options["file"]:
+        if not paths and hardware_items and "=" not in hardware_items[-1]:
+            paths = [hardware_items.pop()]  # `--hardware a=1 b=2 FILE`: the last word is the file
+        if not paths:
             self._fail("give the file to check, or - for standard input")
+        common: dict = {"kind": options["kind"], "vllm_version": options["vllm_version"]}
+        if options["model_config"]:
+            common["model_config"] = self._model_config(options["model_config"])
+        if hardware_items:
+            common["hardware"] = self._hardware(hardware_items)
+        if options["node_type"]:
+            common["node_type"] = options["node_type"]
+        if len(paths) == 1 and (paths[0] == "-" or not Path(paths[0]).is_dir()):
+            verdict = self._check(paths[0], common)
+            document = verdict.as_dict()
+            self.stdout.write(
+                json.dumps(document, indent=2) if options["format"] == "json" else render_text(document)
+            )
+            if not verdict.valid:
+                sys.exit(1)
+            return
+        from validation.linter import DEFAULT_PATTERNS, iter_inputs
+
+        results = []
+        for path, _explicit in iter_inputs(paths, DEFAULT_PATTERNS):
+            try:
+                results.append({"file": path, **self._check(path, common).as_dict()})
+            except CommandError as exc:
+                results.append({"file": path, "error": str(exc)})
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(results, indent=2))
+        else:
+            for result in results:
+                body = f"error: {result['error']}" if "error" in result else render_text(result)
+                self.stdout.write(f"== {result['file']}\n{body}")
+        if any("error" in r for r in results):
+            sys.exit(2)
+        if any(not r["valid"] for r in results):
+            sys.exit(1)
+
+    def _check(self, path: str, common: dict):
+        """The verdict of one file; CommandError (exit 2) when it cannot be read or checked."""
         try:
-            if options["file"] == "-":
+            if path == "-":
                 text = sys.stdin.read()
             else:
-                with open(options["file"], encoding="utf-8") as handle:
+                with open(path, encoding="utf-8") as handle:
                     text = handle.read()
         except OSError as exc:
-            self._fail(f"cannot read {options['file']}: {exc.strerror}")
-        fields = {"kind": options["kind"], "vllm_version": options["vllm_version"]}
-        fields[profile_services.input_shape(text)] = text
-        if options["model_config"]:
-            fields["model_config"] = self._model_config(options["model_config"])
-        if hardware_items:
-            fields["hardware"] = self._hardware(hardware_items)
-        if options["node_type"]:
-            fields["node_type"] = options["node_type"]
+            self._fail(f"cannot read {path}: {exc.strerror}")
+        except UnicodeDecodeError as exc:
+            self._fail(f"{path}: not UTF-8 text (byte {exc.start})")
+        fields = {**common, profile_services.input_shape(text): text}
         try:
-            verdict = profile_services.profile_dry_run(
-                data=profile_services.ProfileInput.from_mapping(fields)
-            )
+            return profile_services.profile_dry_run(data=profile_services.ProfileInput.from_mapping(fields))
         except UnknownRelease as exc:
             self._fail(exc.message)
         except DomainError as exc:
             where = f"{exc.field}: " if exc.field and exc.field not in ("command", "config") else ""
-            self._fail(f"{options['file']}: {where}{exc.message}")
-        document = verdict.as_dict()
-        if options["format"] == "json":
-            self.stdout.write(json.dumps(document, indent=2))
-        else:
-            self.stdout.write(render_text(document))
-        if not verdict.valid:
-            sys.exit(1)
+            self._fail(f"{path}: {where}{exc.message}")
 
     def _model_config(self, path: str) -> dict:
         try:
