@@ -21,7 +21,6 @@ from typing import Any
 from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
-from .diff import mentioned_names, mentioned_options, renamed_arguments, replacement_text
 from .memo import LIMIT, freeze
 from .types import ArgSpec, Finding, parse_version
 
@@ -307,6 +306,9 @@ class HistoryIndex(Mapping[str, Catalog]):
         return Removal(name, last_with, removed_in, spec, replacement)
 
     def _replacement(self, spec: ArgSpec, last_with: str, removed_in: str, target: Catalog) -> str | None:
+        # imported here: only a removed argument needs the release diff (the linter starts faster without)
+        from .diff import mentioned_names, mentioned_options, replacement_text
+
         own = {*spec.flags, *spec.hidden_aliases, *spec.negative_flags}
         texts = [spec.deprecation or ""]
         # An earlier release may have carried the deprecation text the last one dropped.
@@ -336,6 +338,8 @@ class HistoryIndex(Mapping[str, Catalog]):
         key = (old, new)
         if key not in self._renames:
             if old in self.catalogs and new in self.catalogs:
+                from .diff import renamed_arguments
+
                 self._renames[key] = renamed_arguments(self.catalogs[old], self.catalogs[new])
             else:
                 self._renames[key] = {}
