@@ -79,6 +79,13 @@ TEMPLATES = [
 
 DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# Persistent connections: without them every request opens a PostgreSQL connection (a new server process)
+# and closes it, which cost more than the whole validation. Each web thread and worker process keeps one for
+# this many seconds (0: one per request). A connection broken by a database restart fails the request that
+# finds it and is then replaced; DB_CONN_HEALTH_CHECKS=true checks it first instead, at one more round trip
+# per request.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DB_CONN_HEALTH_CHECKS", default=False)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one SQLite file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
