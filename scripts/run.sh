@@ -19,4 +19,6 @@ echo "vLLM Profiles: http://$HOST:$PORT/   (API docs: http://$HOST:$PORT/api/doc
 $PY manage.py bootstrap_admin --show
 echo "Worker and beat logs: var/log/worker.log, var/log/beat.log. Mail: ${EMAIL_URL:-var/mail/}. Ctrl-C stops all."
 echo
-.venv/bin/gunicorn config.wsgi --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" --access-logfile -
+# Workers, threads, keep-alive and the access log come from gunicorn.conf.py (WEB_WORKERS, WEB_THREADS, ...).
+export WEB_ACCESS_LOG=${WEB_ACCESS_LOG--}
+.venv/bin/gunicorn config.wsgi --bind "$HOST:$PORT"
