@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -70,6 +71,27 @@ def _hub_call(function, **kwargs):
         raise serializers.ValidationError({exc.field or "detail": [exc.message]}) from exc
 
 
+@extend_schema_view(
+    create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "Upload a private model's config.json",
+                {
+                    "repo": "acme/private-llm",
+                    "config": {
+                        "architectures": ["LlamaForCausalLM"],
+                        "model_type": "llama",
+                        "num_attention_heads": 32,
+                        "num_key_value_heads": 8,
+                        "hidden_size": 4096,
+                        "max_position_embeddings": 131072,
+                    },
+                },
+                request_only=True,
+            )
+        ]
+    )
+)
 class ModelConfigViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Model configs per repository and revision. ``POST`` with ``config`` stores an upload (private models;
     the profiles that read it are re-checked); without ``config`` it resolves the model now."""

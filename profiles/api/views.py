@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -38,6 +38,20 @@ from .serializers import (
     TeamSerializer,
     ValidateRequestSerializer,
     VerdictChangeSerializer,
+)
+
+EXAMPLE_COMMAND = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --tensor-parallel-size 2"
+
+
+def example(name: str, value: dict) -> OpenApiExample:
+    """A request body that works as given (against a team ``ml-platform``): shown by the docs page and sent
+    by schemathesis's example phase."""
+    return OpenApiExample(name, value=value, request_only=True)
+
+
+PROFILE_EXAMPLE = example(
+    "A serving profile from a command line",
+    {"team": "ml-platform", "name": "llama-8b", "kind": "serving", "command": EXAMPLE_COMMAND},
 )
 
 
@@ -111,7 +125,9 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return conditional(request, self._data(self.get_object()))
 
     @extend_schema(
-        request=ProfileWriteSerializer, responses={201: ProfileSerializer, 400: FindingsDocumentSerializer}
+        request=ProfileWriteSerializer,
+        responses={201: ProfileSerializer, 400: FindingsDocumentSerializer},
+        examples=[PROFILE_EXAMPLE],
     )
     def create(self, request, *args, **kwargs):
         serializer = ProfileWriteSerializer(data=request.data)
@@ -130,7 +146,9 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return self._output(profile, status.HTTP_201_CREATED)
 
     @extend_schema(
-        request=ProfileWriteSerializer, responses={200: ProfileSerializer, 400: FindingsDocumentSerializer}
+        request=ProfileWriteSerializer,
+        responses={200: ProfileSerializer, 400: FindingsDocumentSerializer},
+        examples=[example("Change the arguments", {"kind": "serving", "command": EXAMPLE_COMMAND})],
     )
     def update(self, request, *args, **kwargs):
         profile = self.get_object()
@@ -152,6 +170,14 @@ class ProfileViewSet(viewsets.ModelViewSet):
                 raise PreconditionFailed(exc.message) from exc
             raise
         return self._output(profile)
+
+    @extend_schema(
+        request=ProfileWriteSerializer,
+        responses={200: ProfileSerializer, 400: FindingsDocumentSerializer},
+        examples=[example("Change one argument", {"engine_args": {"max_model_len": 4096}})],
+    )
+    def partial_update(self, request, *args, **kwargs):
+        return super().partial_update(request, *args, **kwargs)
 
     def destroy(self, request, *args, **kwargs):
         profile = self.get_object()
@@ -192,7 +218,19 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
 
     @extend_schema(
-        request=ImportSerializer, responses={201: ProfileSerializer, 400: FindingsDocumentSerializer}
+        request=ImportSerializer,
+        responses={201: ProfileSerializer, 400: FindingsDocumentSerializer},
+        examples=[
+            example(
+                "A vLLM config file",
+                {
+                    "team": "ml-platform",
+                    "name": "llama-config",
+                    "kind": "serving",
+                    "config": "model: meta-llama/Llama-3.1-8B-Instruct\nmax_model_len: 8192\n",
+                },
+            )
+        ],
     )
     @action(detail=False, methods=["post"], url_path="import")
     def import_(self, request):
@@ -208,6 +246,18 @@ class ProfileViewSet(viewsets.ModelViewSet):
     @extend_schema(
         request=ManifestImportSerializer,
         responses={201: ManifestImportResultSerializer, 400: ManifestImportErrorSerializer},
+        examples=[
+            example(
+                "A Deployment",
+                {
+                    "team": "ml-platform",
+                    "manifest": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llama}\nspec:\n"
+                    "  template:\n    spec:\n      containers:\n      - name: vllm\n"
+                    "        image: vllm/vllm-openai\n"
+                    "        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '8192']\n",
+                },
+            )
+        ],
     )
     @action(detail=False, methods=["post"], url_path="import-manifest")
     def import_manifest(self, request):
@@ -258,7 +308,17 @@ class ProfileViewSet(viewsets.ModelViewSet):
         ).data
 
     @extend_schema(methods=["GET"], responses=WaiverSerializer(many=True))
-    @extend_schema(methods=["POST"], request=WaiverSerializer, responses={201: WaiverSerializer})
+    @extend_schema(
+        methods=["POST"],
+        request=WaiverSerializer,
+        responses={201: WaiverSerializer},
+        examples=[
+            example(
+                "Waive one rule for a month",
+                {"rule_id": "policy-x", "reason": "accepted risk", "expires_at": "2030-01-31T00:00:00Z"},
+            )
+        ],
+    )
     @action(detail=True, methods=["get", "post"])
     def waivers(self, request, pk=None):
         """A waiver exempts this profile from one rule until it expires; waived findings stay visible.
@@ -319,7 +379,11 @@ class ProfileViewSet(viewsets.ModelViewSet):
 class ValidateView(APIView):
     """Dry run: the findings document for a profile, valid or not. Nothing is stored."""
 
-    @extend_schema(request=ValidateRequestSerializer, responses={200: FindingsDocumentSerializer})
+    @extend_schema(
+        request=ValidateRequestSerializer,
+        responses={200: FindingsDocumentSerializer},
+        examples=[example("A command line", {"kind": "serving", "command": EXAMPLE_COMMAND})],
+    )
     def post(self, request):
         serializer = ValidateRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -328,6 +392,9 @@ class ValidateView(APIView):
         return Response(verdict.as_dict())
 
 
+@extend_schema_view(
+    create=extend_schema(examples=[example("A team", {"slug": "research", "name": "Research"})])
+)
 class TeamViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
 ):
@@ -356,7 +423,11 @@ class TeamViewSet(
             name=serializer.validated_data.get("name", ""),
         )
 
-    @extend_schema(request=TeamMemberSerializer, responses=TeamSerializer)
+    @extend_schema(
+        request=TeamMemberSerializer,
+        responses=TeamSerializer,
+        examples=[example("Add a viewer", {"username": "ada", "role": "viewer", "watch": True})],
+    )
     @action(detail=True, methods=["post"])
     def members(self, request, slug=None):
         team = self.get_object()
@@ -372,7 +443,11 @@ class TeamViewSet(
         )
         return self._changed(team)
 
-    @extend_schema(request=TeamNodeTypeSerializer, responses=TeamSerializer)
+    @extend_schema(
+        request=TeamNodeTypeSerializer,
+        responses=TeamSerializer,
+        examples=[example("No default node type", {"node_type": ""})],
+    )
     @action(detail=True, methods=["put"], url_path="default-node-type")
     def default_node_type(self, request, slug=None):
         """The node type of the team's profiles that choose none ("" for none); they are re-checked."""

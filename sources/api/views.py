@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -45,6 +45,23 @@ class SyncQueuedSerializer(serializers.Serializer):
     queued = serializers.BooleanField()
 
 
+@extend_schema_view(
+    create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "A repository of Kubernetes manifests",
+                {
+                    "team": "ml-platform",
+                    "name": "deploy",
+                    "url": "https://git.example.com/ml/deploy.git",
+                    "branch": "main",
+                    "paths": ["deploy/**/*.yaml"],
+                },
+                request_only=True,
+            )
+        ]
+    )
+)
 class GitSourceViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, viewsets.GenericViewSet
 ):

@@ -52,7 +52,7 @@ def test_schemathesis_finds_no_failure(live_server):
             "--phases",
             "examples,fuzzing,stateful",
             "--max-examples",
-            "8",
+            "6",
             "--seed",
             "20261202",
             "--generation-database",
@@ -70,4 +70,4 @@ def test_schemathesis_finds_no_failure(live_server):
     print(result.stdout[-20000:])
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
     counts = re.search(r"(\d+) generated, (\d+) passed", result.stdout)
-    assert counts and counts[1] == counts[2] and int(counts[1]) > 200, result.stdout[-3000:]
+    assert counts and counts[1] == counts[2] and int(counts[1]) > 150, result.stdout[-3000:]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -63,7 +63,11 @@ class AlertPreferenceView(APIView):
         preference = AlertPreference.objects.filter(user=request.user).first()
         return Response({"email_alerts": preference.email_alerts if preference else True})
 
-    @extend_schema(request=AlertPreferenceSerializer, responses=AlertPreferenceSerializer)
+    @extend_schema(
+        request=AlertPreferenceSerializer,
+        responses=AlertPreferenceSerializer,
+        examples=[OpenApiExample("Turn e-mails off", {"email_alerts": False}, request_only=True)],
+    )
     def put(self, request):
         serializer = AlertPreferenceSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,7 +26,9 @@ class FleetView(APIView):
         return conditional(request, {"vllm_version": selectors.fleet_release().version})
 
     @extend_schema(
-        request=FleetSerializer, responses={202: FleetChangeSerializer, 200: FleetChangeSerializer}
+        request=FleetSerializer,
+        responses={202: FleetChangeSerializer, 200: FleetChangeSerializer},
+        examples=[OpenApiExample("Move to 0.33.0", {"vllm_version": "0.33.0"}, request_only=True)],
     )
     def put(self, request):
         """Staff: move the fleet to another release; the profiles that follow it are re-checked."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission
@@ -77,7 +77,15 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def retrieve(self, request, *args, **kwargs):
         return conditional(request, self._data(self.get_object()))
 
-    @extend_schema(request=DraftRequestSerializer, responses={201: RuleSetDetailSerializer})
+    @extend_schema(
+        request=DraftRequestSerializer,
+        responses={201: RuleSetDetailSerializer},
+        examples=[
+            OpenApiExample(
+                "A draft of the current rule set", {"notes": "stricter policies"}, request_only=True
+            )
+        ],
+    )
     def create(self, request, *args, **kwargs):
         """A new draft: a copy of the current rule set (or of ``based_on``)."""
         serializer = DraftRequestSerializer(data=request.data)
@@ -89,7 +97,25 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         )
         return self._detail(draft, status.HTTP_201_CREATED)
 
-    @extend_schema(request=RuleSerializer, responses={200: RuleSerializer})
+    @extend_schema(
+        request=RuleSerializer,
+        responses={200: RuleSerializer},
+        examples=[
+            OpenApiExample(
+                "A policy rule",
+                {
+                    "id": "org-no-enforce-eager",
+                    "category": "policy",
+                    "severity": "error",
+                    "message": "production profiles must not disable CUDA graphs (--enforce-eager)",
+                    "when": "has(args.enforce_eager) && args.enforce_eager == true",
+                    "kinds": ["serving"],
+                    "fields": ["enforce_eager"],
+                },
+                request_only=True,
+            )
+        ],
+    )
     @action(detail=True, methods=["post"], url_path="rules")
     def save_rule(self, request, pk=None):
         """Add a rule to a draft, or change one (by id); its CEL (condition and message template) is compiled
@@ -107,7 +133,20 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         rulesets.rule_delete(ruleset=ruleset, rule_id=rule_id, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT, headers=self._etag(ruleset))
 
-    @extend_schema(request=RecordsSerializer, responses={201: RuleSerializer(many=True)})
+    @extend_schema(
+        request=RecordsSerializer,
+        responses={201: RuleSerializer(many=True)},
+        examples=[
+            OpenApiExample(
+                "One record",
+                {
+                    "records": '{"slug": "example-refusal", "errorMessage": "example refusal", '
+                    '"filePath": "vllm/config/vllm.py", "lineNumber": 1}\n'
+                },
+                request_only=True,
+            )
+        ],
+    )
     @action(detail=True, methods=["post"], url_path="import-records", pagination_class=None)
     def import_records(self, request, pk=None):
         """Error records (docs/error-records.md) become disabled draft rules awaiting a CEL condition."""
