@@ -55,3 +55,15 @@ def verdict_row(profile, verdict, *, ruleset, release):
         release_catalog_sha256=release.catalog_sha256,
         profile_revision=1,
     )
+
+
+def machine() -> str:
+    """The machine a figure was measured on: cores, memory, and the load average when it was taken."""
+    cores = os.cpu_count()
+    memory = 0
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemTotal:"):
+                memory = int(line.split()[1]) // 1024 // 1024
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"machine: {cores} cores, {memory} GiB memory, load average {load}"

@@ -79,3 +79,8 @@ def team_profiles(team: Team) -> QuerySet[Profile]:
         .defer(*(f for f in LIST_DEFERRED if not f.startswith("verdict__")))
         .order_by("-updated_at", "-id")
     )
+
+
+def git_synced_profiles(*, team, source_id: int):
+    """The profiles a Git source keeps in sync (not those whose file has left the repository)."""
+    return Profile.objects.filter(team=team, source__type="git", source__git_source=source_id).order_by("pk")

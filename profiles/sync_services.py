@@ -18,6 +18,8 @@ from validation.services.alerts import alerts_create_for_change
 from .models import Profile, Team
 from .services import ProfileInput, _active_waivers, _apply_input, _store, profile_check, profile_snapshot
 
+REMOVED = "git-removed"  # the source type of a profile whose file (or container) left the repository
+
 
 def synced_source(profile: Profile) -> dict[str, Any] | None:
     """The Git origin of a synced profile, or None for a profile people edit here."""
@@ -30,7 +32,7 @@ def profile_sync_save(
 ) -> tuple[Profile, Verdict, VerdictChange | None]:
     """Create or update the profile of ``source["key"]`` in ``team``; a no-op when nothing changed."""
     profile = (
-        Profile.objects.filter(team=team, source__type="git", source__key=source["key"])
+        Profile.objects.filter(team=team, source__type__in=["git", REMOVED], source__key=source["key"])
         .select_related("vllm_release")
         .first()
     )
@@ -53,3 +55,27 @@ def profile_sync_save(
         if change is not None and change.to_state == "invalid" and change.from_state != "invalid":
             alerts_create_for_change(change=change, recheck=None)
     return profile, verdict, change
+
+
+def profile_sync_remove(*, profile: Profile, change_info: dict[str, str], cause_detail: str) -> VerdictChange:
+    """The profile's file (or its container) was removed from the repository: it is no longer synced.
+
+    It is kept with its verdict and history (people may edit or delete it here now), its source says which
+    commit removed it, and its history says so. A file that comes back re-attaches to it.
+    """
+    with transaction.atomic():
+        profile = Profile.objects.select_for_update(of=("self",)).select_related("verdict").get(pk=profile.pk)
+        profile.source = {**profile.source, "type": REMOVED, "removed": change_info}
+        profile.save(update_fields=["source", "updated_at"])
+        verdict = getattr(profile, "verdict", None)
+        state = verdict.state if verdict else profile.state
+        return VerdictChange.objects.create(
+            profile=profile,
+            from_state=state,
+            to_state=state,
+            cause=VerdictChange.Cause.EDIT,
+            cause_detail=cause_detail[:200],
+            release=verdict.release if verdict else None,
+            ruleset=verdict.ruleset if verdict else None,
+            profile_revision=profile.revision,
+        )

@@ -75,3 +75,14 @@ def last_change(repo: Path, commit: str, path: str) -> dict[str, str]:
     out = run("log", "-1", "--format=%H%x1f%an%x1f%s", commit, "--", path, cwd=repo).strip()
     sha, author, subject = (out.split("\x1f") + ["", "", ""])[:3]
     return {"commit": sha, "author": author, "subject": subject}
+
+
+def path_exists(repo: Path, commit: str, path: str) -> bool:
+    return bool(run("ls-tree", "--name-only", commit, "--", path, cwd=repo).strip())
+
+
+def commit_info(repo: Path, commit: str) -> dict[str, str]:
+    """The commit's sha, author and subject."""
+    out = run("log", "-1", "--format=%H%x1f%an%x1f%s", commit, cwd=repo).strip()
+    sha, author, subject = (out.split("\x1f") + ["", "", ""])[:3]
+    return {"commit": sha, "author": author, "subject": subject}

@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from profiles.manifest_services import workload_input
 from profiles.models import Team
+from profiles.selectors import git_synced_profiles
 from profiles.services import ProfileInput, user_can_edit
-from profiles.sync_services import profile_sync_save
+from profiles.sync_services import profile_sync_remove, profile_sync_save
 from validation.engine import manifests
 from validation.engine import parse as engine_parse
 from validation.engine.types import ParseError
@@ -37,6 +38,9 @@ class SyncResult:
     newly_invalid: list[int] = field(default_factory=list)  # profile ids
     alert_recipients: set[int] = field(default_factory=set)
     errors: list[dict[str, str]] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)  # profiles whose file or container left the repository
+    keys: set[str] = field(default_factory=set)  # the profiles the commit holds
+    unread: set[str] = field(default_factory=set)  # paths that could not be read (their profiles stay)
 
 
 def git_source_create(
@@ -130,6 +134,7 @@ def git_source_sync(*, source: GitSource, force: bool = False) -> SyncResult:
     for path in git.files(repo, head):
         if _matches(path, source.paths):
             _sync_file(source, repo, head, path, result)
+    _sync_removed(source, repo, head, result)
     GitSource.objects.filter(pk=source.pk).update(
         last_commit=head, last_synced_at=timezone.now(), last_errors=result.errors
     )
@@ -138,20 +143,40 @@ def git_source_sync(*, source: GitSource, force: bool = False) -> SyncResult:
     return result
 
 
+def _sync_removed(source: GitSource, repo: Path, head: str, result: SyncResult) -> None:
+    """Profiles of this source that the commit no longer holds (file deleted, renamed, no longer matching the
+    globs, or its container gone) are marked removed, with the commit that removed them in their history."""
+    for profile in git_synced_profiles(team=source.team, source_id=source.pk):
+        key, path = profile.source.get("key"), profile.source.get("path", "")
+        if key in result.keys or path in result.unread:
+            continue
+        info = git.last_change(repo, head, path) if path else {}
+        if not info.get("commit") or git.path_exists(repo, head, path):
+            # still in the tree (a container removed from it, or the globs changed): this commit did it
+            info = {**git.commit_info(repo, head), "path": path}
+        detail = f"git {info['commit'][:12]} {path}: {info.get('subject', '')} (removed from the repository)"
+        profile_sync_remove(profile=profile, change_info={**info, "path": path}, cause_detail=detail)
+        result.removed.append(profile.pk)
+
+
 def _sync_file(source: GitSource, repo: Path, head: str, path: str, result: SyncResult) -> None:
     blob = git.show(repo, head, path)
     if len(blob) > MAX_FILE_BYTES:
         result.errors.append({"path": path, "error": f"larger than {MAX_FILE_BYTES} bytes; not read"})
+        result.unread.add(path)
         return
     try:
         text = blob.decode("utf-8")
         items = _inputs(source, path, text)
     except UnicodeDecodeError:
         result.errors.append({"path": path, "error": "not UTF-8 text"})
+        result.unread.add(path)
         return
     except ParseError as exc:
         result.errors.append({"path": path, "error": str(exc)})
+        result.unread.add(path)
         return
+    result.keys.update(key for key, _, _ in items)
     change_info = git.last_change(repo, head, path)
     cause = f"git {change_info['commit'][:12]} {path}: {change_info['subject']}"
     for key, data, extra in items:

@@ -25,6 +25,7 @@ from typing import Any
 
 from django.db import connection
 from django.db.models import Q, QuerySet
+from django.db.models.expressions import BaseExpression
 from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -310,9 +311,10 @@ def waived_rule_ids(profile) -> list[str]:
 
 
 def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
-    """Active waivers for many profiles in one query (re-check batches); ``profile_ids`` may be a subquery."""
+    """Active waivers for many profiles in one query (re-check batches); ``profile_ids`` may be a subquery
+    or an expression."""
     result: dict[int, list[str]] = {}
-    ids = profile_ids if isinstance(profile_ids, QuerySet) else list(profile_ids)
+    ids = profile_ids if isinstance(profile_ids, (QuerySet, BaseExpression)) else list(profile_ids)
     rows = Waiver.objects.filter(
         profile_id__in=ids, granted_by__isnull=False, revoked_at__isnull=True, expires_at__gt=timezone.now()
     ).values_list("profile_id", "rule_id")

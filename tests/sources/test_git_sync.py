@@ -135,3 +135,46 @@ def test_an_unreachable_repository_is_a_clear_error(api, team, settings, tmp_pat
 
     with pytest.raises(DomainError, match="git fetch failed"):
         git_source_sync(source=source)
+
+
+def test_a_removed_file_marks_its_profile_removed_with_the_commit_in_its_history(source, repo, team, api):
+    git_source_sync(source=source)
+    small = Profile.objects.get(team=team, source__path="profiles/small.sh")
+    git(repo, "rm", "--quiet", "profiles/small.sh")
+    git(repo, "commit", "--quiet", "-m", "Retire the small profile")
+    sha = git(repo, "rev-parse", "HEAD")
+    result = git_source_sync(source=source)
+    assert result.removed == [small.pk]
+    small.refresh_from_db()
+    assert small.source["type"] == "git-removed"
+    assert small.source["removed"]["commit"] == sha
+    change = VerdictChange.objects.filter(profile=small).latest("pk")
+    assert change.cause_detail == (
+        f"git {sha[:12]} profiles/small.sh: Retire the small profile (removed from the repository)"
+    )
+    page = api.get(f"/api/v1/profiles/{small.pk}/history/")
+    assert any("Retire the small profile" in str(entry) for entry in page.json()["results"])
+    # no longer synced: people may edit it here now, and the next sync leaves it alone
+    edited = api.patch(
+        f"/api/v1/profiles/{small.pk}/", {"command": "vllm serve m --max-num-seqs 4"}, format="json"
+    )
+    assert edited.status_code == 200, edited.json()
+    assert git_source_sync(source=source, force=True).removed == []
+    # the teacher's file is still there: untouched
+    teacher = Profile.objects.get(team=team, source__path="deploy/teacher.yaml")
+    assert teacher.source["type"] == "git"
+
+
+def test_a_file_that_comes_back_is_synced_into_its_profile_again(source, repo, team):
+    git_source_sync(source=source)
+    git(repo, "rm", "--quiet", "profiles/small.sh")
+    git(repo, "commit", "--quiet", "-m", "Retire the small profile")
+    git_source_sync(source=source)
+    (repo / "profiles").mkdir(exist_ok=True)
+    (repo / "profiles" / "small.sh").write_text("# vllm-version: 0.33.0\nvllm serve m --max-num-seqs 16\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "Bring it back")
+    git_source_sync(source=source)
+    (small,) = Profile.objects.filter(team=team, source__path="profiles/small.sh")
+    assert small.source["type"] == "git" and "removed" not in small.source
+    assert small.engine_args == {"max_num_seqs": 16}

@@ -297,3 +297,88 @@ def test_alert_mail_words_follow_the_rule_category(user, staff, team, fleet_032,
     page = client.get(f"/rechecks/{moved.pk}/").content.decode()
     assert f'href="/profiles/{vllm_broken.pk}/"' in page and "ml-platform/teacher" in page
     assert f'href="/profiles/{policy_broken.pk}/"' not in page  # already invalid: not among the newly invalid
+
+
+def assert_each_verdict_is_the_plain_check():
+    """Every stored verdict equals its profile checked on its own (no shared outcome, no cache)."""
+    from validation.selectors import waived_rule_ids_by_profile
+    from validation.services.verdicts import profile_check
+
+    for profile in Profile.objects.select_related("verdict"):
+        waived = waived_rule_ids_by_profile([profile.pk]).get(profile.pk, ())
+        verdict, release = profile_check(profile, waived=waived)
+        stored = profile.verdict
+        assert (stored.state, stored.release_id) == (verdict.state, release.pk), profile.name
+        assert stored.findings == [f.as_dict() for f in verdict.findings], profile.name
+        assert stored.pending_recheck_id is None
+
+
+def test_copies_of_one_configuration_share_an_outcome_that_equals_each_plain_check(
+    user, staff, team, fleet_032
+):
+    from hub.models import NodeType
+    from validation.services.waivers import waiver_grant
+
+    eager = "vllm serve org/big --enforce-eager"
+    copies = [
+        make(user, team, f"copy-{i}", command=eager, kind="serving", version=version)
+        for i, version in enumerate(["", "", "", "0.32.0", "0.31.0"])
+    ]
+    seeds = [make(user, team, f"seed-{i}") for i in range(3)]
+    small = NodeType.objects.create(name="small", gpu="L4", gpus_per_node=1, gpu_memory_gb=24)
+    Profile.objects.filter(pk=copies[2].pk).update(node_type=small)
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    for rule in (
+        {"id": "org-no-enforce-eager", "message": "no --enforce-eager", "kinds": ["serving"]},
+        {
+            "id": "org-big-nodes",
+            "message": "serve on 8-GPU nodes",
+            "kinds": ["serving"],
+            "severity": "warning",
+        },
+    ):
+        when = (
+            "has(args.enforce_eager) && args.enforce_eager == true"
+            if rule["id"] == "org-no-enforce-eager"
+            else "has(hardware.gpus_per_node) && hardware.gpus_per_node < 8"
+        )
+        rulesets.rule_save(
+            ruleset=draft, data={"category": "policy", "severity": "error", **rule, "when": when}
+        )
+    recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
+    recheck_run_inline(recheck.pk)
+    recheck.refresh_from_db()
+    count = len(copies) + len(seeds)
+    assert (recheck.state, recheck.total, recheck.done, recheck.newly_invalid) == ("done", count, count, 5)
+    assert_each_verdict_is_the_plain_check()
+    # the node type is part of the shared outcome's key: only the copy on the small node is warned
+    warned = set(
+        Verdict.objects.filter(rule_ids__contains=["org-big-nodes"]).values_list("profile_id", flat=True)
+    )
+    assert warned == {copies[2].pk}
+    # each newly invalid profile: one history entry and one alert per recipient (the owner), once
+    assert VerdictChange.objects.filter(recheck=recheck).count() == 5
+    sent = sorted(Alert.objects.filter(recheck=recheck).values_list("profile_id", "recipient_id"))
+    expected = sorted((p.pk, u.pk) for p in copies for u in alerts.alert_recipients(p))
+    assert sent == expected and len(set(sent)) == len(sent)
+
+    # a waiver on one copy: it no longer shares its twin's outcome
+    waiver_grant(
+        actor=staff,
+        profile=copies[1],
+        rule_id="org-no-enforce-eager",
+        reason="benchmark node",
+        expires_at=timezone.now() + timedelta(days=1),
+    )
+    recheck_run_inline(Recheck.objects.filter(cause="waiver").latest("created_at").pk)
+    assert Verdict.objects.get(profile=copies[1]).state != "invalid"
+    assert Verdict.objects.get(profile=copies[0]).state == "invalid"
+
+    # the outcomes kept from the last rule set and release are not reused under another release
+    moved = move_fleet("0.31.0", staff)
+    assert moved.done == moved.total == 7  # those following the fleet, and the one pinned to 0.31.0
+    assert_each_verdict_is_the_plain_check()
+    assert set(Verdict.objects.filter(state="invalid").values_list("profile_id", flat=True)) >= {
+        s.pk for s in seeds
+    }
+    assert sweep()["lagging"] == 0

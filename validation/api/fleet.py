@@ -13,7 +13,25 @@ from validation.models import Recheck
 from validation.services import previews
 from validation.services.fleet import fleet_set_release
 
-from .serializers import FleetChangeSerializer, FleetSerializer, RecheckSerializer
+from .serializers import (
+    FleetChangeSerializer,
+    FleetSerializer,
+    PreviewPendingSerializer,
+    RecheckSerializer,
+)
+
+
+def preview_response(request, outcome: dict | None, profiles: int):
+    """The preview (200), or 202 while a worker computes it."""
+    if outcome is not None:
+        return Response(outcome)
+    body = {
+        "state": "pending",
+        "detail": f"evaluating {profiles} profiles on a worker; GET this URL again for the result",
+        "profiles": profiles,
+        "poll": request.build_absolute_uri(),
+    }
+    return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": "1"})
 
 
 class FleetView(APIView):
@@ -51,6 +69,9 @@ class RecheckViewSet(viewsets.ReadOnlyModelViewSet):
 class ReleasePreviewView(APIView):
     """Every profile evaluated as if moved to this release; nothing changes."""
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses={200: dict, 202: PreviewPendingSerializer})
     def get(self, request, version: str):
-        return Response(previews.preview(release=selectors.release_get(version)))
+        """Computed here for a small fleet; above ``PREVIEW_INLINE_PROFILES`` profiles a worker computes
+        it and this answers 202 until the result is ready (poll the same URL)."""
+        outcome = previews.preview_or_schedule(release=selectors.release_get(version))
+        return preview_response(request, outcome, previews.preview_profiles())

@@ -16,7 +16,14 @@ from validation.api.http import StrictFields, check_if_match, conditional, etag_
 from validation.models import RuleSet
 from validation.services import previews, rulesets
 
-from .serializers import RecheckSerializer, RuleSerializer, RuleSetDetailSerializer, RuleSetSerializer
+from .fleet import preview_response
+from .serializers import (
+    PreviewPendingSerializer,
+    RecheckSerializer,
+    RuleSerializer,
+    RuleSetDetailSerializer,
+    RuleSetSerializer,
+)
 
 
 class StaffWritesRules(BasePermission):
@@ -178,11 +185,14 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             {"recheck": recheck.pk, "ruleset": recheck.ruleset.number}, status=status.HTTP_202_ACCEPTED
         )
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses={200: dict, 202: PreviewPendingSerializer})
     @action(detail=True, methods=["get"])
     def impact(self, request, pk=None):
-        """Dry run of this rule set over every stored profile: who would become invalid, valid, or change."""
-        return Response(previews.preview(ruleset=self.get_object()))
+        """Dry run of this rule set over every stored profile: who would become invalid, valid, or change.
+        Above ``PREVIEW_INLINE_PROFILES`` profiles a worker computes it and this answers 202 until the result
+        is ready (poll the same URL)."""
+        outcome = previews.preview_or_schedule(ruleset=self.get_object())
+        return preview_response(request, outcome, previews.preview_profiles())
 
     @extend_schema(
         parameters=[OpenApiParameter("other", int, OpenApiParameter.PATH, description="rule-set number")],

@@ -143,3 +143,12 @@ class RecheckSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
         read_only_fields = fields
+
+
+class PreviewPendingSerializer(serializers.Serializer):
+    """A preview of a large fleet is computed by a worker: poll the same URL until it answers 200."""
+
+    state = serializers.ChoiceField(choices=["pending"])
+    detail = serializers.CharField()
+    profiles = serializers.IntegerField(help_text="How many profiles the preview evaluates.")
+    poll = serializers.URLField(help_text="The URL to GET again (after Retry-After seconds).")

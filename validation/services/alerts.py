@@ -60,6 +60,39 @@ def alerts_create_for_change(*, change: VerdictChange, recheck: Recheck | None) 
     return Alert.objects.bulk_create(alerts, ignore_conflicts=True)
 
 
+def alerts_create_for_changes(*, changes: list[VerdictChange], recheck: Recheck | None) -> int:
+    """:func:`alerts_create_for_change` for many changes (a re-check batch) in three queries."""
+    if not changes:
+        return 0
+    User = get_user_model()
+    profiles = [change.profile for change in changes]
+    watchers: dict[int, set[int]] = {}
+    for team_id, user_id in User.objects.filter(
+        memberships__team_id__in={p.team_id for p in profiles}, memberships__watch=True, is_active=True
+    ).values_list("memberships__team_id", "pk"):
+        watchers.setdefault(team_id, set()).add(user_id)
+    owners = {p.owner_id for p in profiles}
+    active_owners = set(User.objects.filter(pk__in=owners, is_active=True).values_list("pk", flat=True))
+    wanted = owners | {u for ids in watchers.values() for u in ids}
+    muted = AlertPreference.objects.filter(user_id__in=wanted, email_alerts=False)
+    muted = set(muted.values_list("user_id", flat=True))
+    alerts = []
+    for change in changes:
+        profile = change.profile
+        recipients = watchers.get(profile.team_id, set()) | ({profile.owner_id} & active_owners)
+        alerts.extend(
+            Alert(
+                recipient_id=user_id,
+                profile=profile,
+                change=change,
+                recheck=recheck,
+                state=Alert.State.SUPPRESSED if user_id in muted else Alert.State.PENDING,
+            )
+            for user_id in sorted(recipients)
+        )
+    return len(Alert.objects.bulk_create(alerts, ignore_conflicts=True))
+
+
 def _claim(recipient_id: int, recheck_id: int | None) -> list[int]:
     with transaction.atomic():
         alerts = Alert.objects.select_for_update(skip_locked=True).filter(

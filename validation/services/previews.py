@@ -16,8 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, TextField
-from django.db.models.functions import Cast, Coalesce
+from django.db.models import Count, Max
 
 from ..engine import lint as engine_lint
 from ..engine.types import Finding
@@ -32,10 +31,9 @@ from ..selectors import (
     waived_rule_ids_by_profile,
 )
 from .queue import enqueue
-from .verdicts import DOCUMENT_FIELDS, profile_document
+from .verdicts import ProfileRows, profile_document
 
 LISTED = 200  # profiles listed per outcome; the counts are always complete
-CHUNK = 5000  # rows per query (keyset pagination on the primary key)
 CACHE_SECONDS = 600
 # A scheduled preview not ready after this long is scheduled again on the next look (a lost task).
 COMPUTE_TIMEOUT = 600
@@ -54,38 +52,6 @@ def _waivers(queryset) -> dict[int, tuple[str, ...]]:
     """Active waivers of the previewed profiles, in one query (they are few; ids would be many)."""
     waived = waived_rule_ids_by_profile(queryset.values("pk"))
     return {pk: tuple(sorted(ids)) for pk, ids in waived.items()}
-
-
-def _json_fields() -> set[str]:
-    return {f.name for f in profile_model()._meta.fields if f.get_internal_type() == "JSONField"}
-
-
-def _rows(queryset, after: int):
-    """A chunk of (pk, team, name, release id, *DOCUMENT_FIELDS, state, findings, model config id, draft model
-    config id, node type id (the profile's, else its team's default)) after primary key ``after``; the JSON
-    columns as their canonical jsonb text."""
-    return list(
-        queryset.filter(pk__gt=after)
-        .order_by("pk")
-        .values_list(
-            "pk",
-            "team__slug",
-            "name",
-            "vllm_release_id",
-            *(Cast(name, TextField()) if name in _json_fields() else name for name in DOCUMENT_FIELDS),
-            "verdict__state",
-            Cast("verdict__findings", TextField()),
-            "model_source_id",
-            "draft_source_id",
-            Coalesce("node_type_id", "team__default_node_type_id"),
-        )[:CHUNK]
-    )
-
-
-def _related(field: str, ids: set) -> dict:
-    """The rows of a profile's foreign key (model configs, node types) by id, in one query."""
-    model = profile_model()._meta.get_field(field).related_model
-    return model.objects.in_bulk([i for i in ids if i is not None])
 
 
 def _fingerprint(ruleset: RuleSet, release: VllmRelease | None, fleet: VllmRelease, waivers) -> str:
@@ -138,12 +104,17 @@ def _preview_key(ruleset, release, fleet, waivers) -> str:
     return f"validation:preview:{_fingerprint(ruleset, release, fleet, waivers)}"
 
 
+def preview_profiles() -> int:
+    """How many profiles a full-fleet preview evaluates."""
+    return profile_model().objects.count()
+
+
 def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease | None = None) -> dict | None:
     """The full-fleet preview for a page: computed here for a small fleet, else from the shared cache, else
     scheduled on a worker (once) and None, so the page can say "evaluating" and poll instead of blocking.
     """
     Profile = profile_model()
-    if Profile.objects.count() <= settings.PREVIEW_INLINE_PROFILES:
+    if preview_profiles() <= settings.PREVIEW_INLINE_PROFILES:
         return preview(ruleset=ruleset, release=release)
     ruleset = ruleset or ruleset_current()
     fleet = fleet_release()
@@ -155,7 +126,6 @@ def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease 
 
 
 def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
-    Profile, json_fields = profile_model(), _json_fields()
     compiled = ruleset_compiled(ruleset)
     history = CatalogHistory()
     releases = {r.pk: r for r in VllmRelease.objects.all()}
@@ -178,41 +148,32 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
     evaluated: dict[tuple, tuple[str, frozenset]] = {}  # document -> (state, active findings)
     stored: dict[tuple, frozenset] = {}  # stored findings (jsonb text) -> active findings
     compared: dict[tuple, tuple | None] = {}  # (document, stored) -> (bucket, appeared, disappeared)
-    last = 0
-    while rows := _rows(queryset, last):
-        last = rows[-1][0]
-        sources = _related("model_source", {r[-3] for r in rows} | {r[-2] for r in rows})
-        nodes = _related("node_type", {r[-1] for r in rows})
+    reader = ProfileRows(queryset)
+    for rows in reader.chunks():
         for row in rows:
-            pk, team, name, release_id, *document, state, findings, source_id, draft_id, node_id = row
-            if release is not None and release_id is not None and release_id != release.pk:
+            if release is not None and row.release_id is not None and row.release_id != release.pk:
                 outcome["total"] += 1
                 outcome["counts"]["not_affected"] += 1
                 if len(outcome["not_affected"]) < LISTED:
-                    pinned = releases[release_id].version
-                    outcome["not_affected"].append({"id": pk, "team": team, "name": name, "pinned": pinned})
+                    pinned = releases[row.release_id].version
+                    outcome["not_affected"].append(
+                        {"id": row.pk, "team": row.team, "name": row.name, "pinned": pinned}
+                    )
                 continue
-            target = release or releases.get(release_id) or fleet
-            waived = waivers.get(pk, ())
-            doc_key = (*document, target.pk, waived, source_id, draft_id, node_id)
+            target = release or releases.get(row.release_id) or fleet
+            doc_key = reader.key(row, target, waivers.get(row.pk, ()))
             after = evaluated.get(doc_key)
             if after is None:
-                fields = zip(DOCUMENT_FIELDS, document, strict=True)
-                unsaved = Profile(
-                    **{n: json.loads(v) if n in json_fields and v else v for n, v in fields},
-                    model_source=sources.get(source_id),
-                    draft_source=sources.get(draft_id),
-                    node_type=nodes.get(node_id),
-                )
                 verdict = engine_lint.validate(
-                    profile_document(unsaved, release=target),
+                    profile_document(reader.profile(row), release=target),
                     ruleset=compiled,
                     catalog=catalog_for(target),
                     history=history,
-                    waived=waived,
+                    waived=waivers.get(row.pk, ()),
                 )
                 after = (verdict.state, _active_found(verdict.findings))
                 evaluated[doc_key] = after
+            state, findings = row.state, row.findings
             before_state = state or "unverified"
             before_key = (before_state, findings)
             if before_key not in stored:
@@ -230,9 +191,9 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
             if len(outcome[bucket]) < LISTED:
                 outcome[bucket].append(
                     {
-                        "id": pk,
-                        "team": team,
-                        "name": name,
+                        "id": row.pk,
+                        "team": row.team,
+                        "name": row.name,
                         "from": before_state,
                         "to": after[0],
                         "appeared": list(appeared),

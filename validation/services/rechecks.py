@@ -10,28 +10,39 @@ down, worker killed) and marks verdicts that lag behind the current rule set or 
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, TextField
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from ..errors import DomainError
 from ..models import FleetSettings, Recheck, RuleSet, Verdict, VerdictChange, VllmRelease, Waiver
-from ..selectors import fleet_release, ruleset_current, waived_rule_ids_by_profile
-from .alerts import alerts_create_for_change
+from ..selectors import fleet_release, profile_model, ruleset_current, waived_rule_ids_by_profile
+from .alerts import alerts_create_for_changes
 from .queue import enqueue
-from .verdicts import profile_check, verdict_record
+from .verdicts import (
+    DOCUMENT_FIELDS,
+    ProfileRows,
+    json_fields,
+    profile_check,
+    verdicts_record_recheck,
+)
 
 log = logging.getLogger(__name__)
 
-# Ids per batch task. Measured on this 2-core machine: about 0.35 ms per unchanged profile and 1.5 ms per
-# changed one, so a batch of 500 takes well under a second and a lost batch costs little to redo.
-BATCH_SIZE = 500
+# Ids per batch task. Each distinct document is evaluated once per worker (see _outcomes), so what a batch
+# costs is mostly its reads and writes: a few statements per batch, one history entry per changed profile.
+# benchmarks/recheck.py measures it; a lost batch of 2,000 costs about a second to redo.
+BATCH_SIZE = 2000
 # A re-check with no progress for this long is considered stalled; the sweep enqueues its work again.
 STALL_AFTER = timedelta(seconds=getattr(settings, "RECHECK_STALL_SECONDS", 60))
 
@@ -77,7 +88,7 @@ def recheck_start(
         cause=cause, cause_detail=detail, ruleset=ruleset, release=release, created_by=actor
     )
     targets = verdicts if verdicts is not None else affected_verdicts(cause=cause, release=release)
-    total = Verdict.objects.filter(pk__in=targets.values("pk")).update(pending_recheck=recheck)
+    total = targets.update(pending_recheck=recheck)  # Django joins through a subquery only when it must
     Recheck.objects.filter(pk=recheck.pk).update(total=total)
     recheck.total = total
     if total == 0:
@@ -90,7 +101,10 @@ def recheck_start(
 
 
 def recheck_fan_out(recheck_id: int) -> int:
-    """Enqueue one batch task per BATCH_SIZE marked verdicts (ids in order). Returns the number of batches."""
+    """Enqueue one batch task per BATCH_SIZE marked verdicts. Returns the number of batches.
+
+    Verdicts are ordered by their profile's document, so that copies of one configuration land in the same
+    batches and each worker evaluates only the configurations of its own batches."""
     now = timezone.now()
     updated = Recheck.objects.filter(pk=recheck_id, state__in=["pending", "running"]).update(
         state=Recheck.State.RUNNING, heartbeat_at=now
@@ -98,8 +112,14 @@ def recheck_fan_out(recheck_id: int) -> int:
     if not updated:
         return 0
     Recheck.objects.filter(pk=recheck_id, started_at__isnull=True).update(started_at=now)
+    by_document = [
+        Cast(f"profile__{name}", TextField()) if name in json_fields() else f"profile__{name}"
+        for name in ("vllm_release_id", *DOCUMENT_FIELDS)
+    ]
     ids = list(
-        Verdict.objects.filter(pending_recheck_id=recheck_id).order_by("pk").values_list("pk", flat=True)
+        Verdict.objects.filter(pending_recheck_id=recheck_id)
+        .order_by(*by_document, "pk")
+        .values_list("pk", flat=True)
     )
     batches = [ids[i : i + BATCH_SIZE] for i in range(0, len(ids), BATCH_SIZE)]
     for batch in batches:
@@ -118,56 +138,35 @@ class BatchResult:
 
 
 def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
-    """Recompute the still-marked verdicts among ``profile_ids``; idempotent."""
+    """Recompute the still-marked verdicts among ``profile_ids``; idempotent.
+
+    Profiles are read as plain rows; each distinct effective document is evaluated once per worker process
+    (:data:`_outcomes`); only the profiles whose outcome differs from their stored verdict are loaded and
+    written (verdict, history, alerts, in bulk); the others are marked current, one UPDATE per release.
+    """
     result = BatchResult()
     recheck = Recheck.objects.filter(pk=recheck_id).first()
     if recheck is None:
         log.info("re-check %s no longer exists; skipping its batch", recheck_id)
         return result
     with transaction.atomic():
-        rows = (
+        locked = list(
             Verdict.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(pending_recheck_id=recheck_id, profile_id__in=list(profile_ids))
-            .select_related(
-                "profile__team__default_node_type",
-                "profile__owner",
-                "profile__vllm_release",
-                "profile__node_type",
-                "profile__model_source",
-                "profile__draft_source",
-            )
+            .filter(pending_recheck_id=recheck_id, profile_id__in=id_array(profile_ids))
             .order_by("pk")
+            .values_list("pk", flat=True)
         )
-        unchanged: list[int] = []
-        rows = list(rows)
-        waivers = waived_rule_ids_by_profile([row.profile_id for row in rows])
-        fleet, ruleset = fleet_release(), ruleset_current()
-        for row in rows:
-            profile = row.profile
-            verdict, release = profile_check(
-                profile, waived=waivers.get(profile.pk, ()), fleet=fleet, ruleset=ruleset
-            )
-            result.checked += 1
-            if _same_outcome(row, verdict):
-                unchanged.append(row.pk)
-                continue
-            change = verdict_record(
-                profile=profile,
-                verdict=verdict,
-                release=release,
-                ruleset_number=verdict.ruleset,
-                cause=recheck.cause,
-                cause_detail=recheck.cause_detail,
-                recheck=recheck,
-            )
-            Verdict.objects.filter(pk=row.pk).update(pending_recheck=None)
-            result.changed += 1
-            if change is not None:
-                if change.to_state == "invalid" and change.from_state != "invalid":
-                    result.newly_invalid += 1
-                    alerts_create_for_change(change=change, recheck=recheck)
-                elif change.from_state == "invalid" and change.to_state != "invalid":
-                    result.newly_valid += 1
+        changed, unchanged = _outcomes_of(locked)
+        result.checked = len(locked)
+        if changed:
+            profiles = profile_model().objects.in_bulk(list(changed))
+            items = [(profiles[pk], *changed[pk]) for pk in sorted(changed) if pk in profiles]
+            history = verdicts_record_recheck(items, recheck=recheck)
+            result.changed = len(items)
+            invalid = [c for c in history if c.to_state == "invalid" and c.from_state != "invalid"]
+            valid = [c for c in history if c.from_state == "invalid" and c.to_state != "invalid"]
+            result.newly_invalid, result.newly_valid = len(invalid), len(valid)
+            alerts_create_for_changes(changes=invalid, recheck=recheck)
         if unchanged:
             _mark_current(unchanged)
         Recheck.objects.filter(pk=recheck_id).update(
@@ -181,35 +180,71 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
     return result
 
 
-def _same_outcome(row: Verdict, verdict) -> bool:
-    new = [f.as_dict() for f in verdict.findings]
-    return row.state == verdict.state and row.findings == new
+def id_array(ids: Iterable[int]) -> RawSQL:
+    """``pk__in`` of many ids as one array parameter: thousands of separate parameters cost more to send
+    than the query costs to run."""
+    return RawSQL("SELECT unnest(%s::bigint[])", (list(ids),))
 
 
-def _mark_current(verdict_ids: list[int]) -> None:
-    """Unchanged outcome: only record what it was computed from (one UPDATE for the whole batch)."""
-    ruleset = ruleset_current()
-    fleet = FleetSettings.objects.select_related("default_release").first()
-    rows = Verdict.objects.filter(pk__in=verdict_ids)
-    pinned = rows.filter(profile__vllm_release__isnull=False)
-    pinned.update(
-        pending_recheck=None,
-        ruleset=ruleset,
-        computed_at=timezone.now(),
-    )
-    for release_id, sha in VllmRelease.objects.filter(
-        pk__in=pinned.values("profile__vllm_release")
-    ).values_list("pk", "catalog_sha256"):
-        rows.filter(profile__vllm_release_id=release_id).update(
-            release_id=release_id, release_catalog_sha256=sha
+# Outcomes of distinct documents, kept by the worker process across batches: a fleet's copies of one
+# configuration are spread over many batches. The key holds everything the verdict depends on (the rule set's
+# version, the release's catalog digest, the document, waivers, model configs' and node type's content).
+_outcomes: OrderedDict[tuple, tuple] = OrderedDict()
+OUTCOMES_KEPT = 20_000
+
+
+def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRelease, list[int]]]:
+    """The new (verdict, release) of each profile whose outcome changes, and the ids of those unchanged by
+    the release they were checked on."""
+    changed: dict[int, tuple] = {}
+    unchanged: dict[VllmRelease, list[int]] = {}
+    if not profile_ids:
+        return changed, unchanged
+    fleet, ruleset = fleet_release(), ruleset_current()
+    releases = {r.pk: r for r in VllmRelease.objects.all()}
+    waived_ids = waived_rule_ids_by_profile(id_array(profile_ids))
+    waivers = {pk: tuple(sorted(ids)) for pk, ids in waived_ids.items()}
+    same: dict[tuple, bool] = {}
+    parsed: dict[str | None, list | None] = {}  # stored findings (jsonb text) -> parsed
+    reader = ProfileRows(profile_model().objects.filter(pk__in=id_array(profile_ids)))
+    for rows in reader.chunks():
+        for row in rows:
+            target = releases.get(row.release_id) or fleet
+            waived = waivers.get(row.pk, ())
+            key = (ruleset.pk, ruleset.updated_at, *reader.key(row, target, waived))
+            outcome = _outcomes.get(key)
+            if outcome is None:
+                pinned = target if row.release_id else None
+                verdict, release = profile_check(
+                    reader.profile(row, pinned), waived=waived, fleet=fleet, ruleset=ruleset
+                )
+                outcome = (verdict, release, [f.as_dict() for f in verdict.findings])
+                _outcomes[key] = outcome
+                if len(_outcomes) > OUTCOMES_KEPT:
+                    _outcomes.popitem(last=False)
+            stored = (key, row.state, row.findings)
+            if stored not in same:
+                if row.findings not in parsed:
+                    parsed[row.findings] = json.loads(row.findings) if row.findings is not None else None
+                same[stored] = row.state == outcome[0].state and parsed[row.findings] == outcome[2]
+            if same[stored]:
+                unchanged.setdefault(outcome[1], []).append(row.pk)
+            else:
+                changed[row.pk] = outcome[:2]
+    return changed, unchanged
+
+
+def _mark_current(unchanged: dict[VllmRelease, list[int]]) -> None:
+    """Unchanged outcome: only record what it was computed from (one UPDATE per release of the batch)."""
+    ruleset, now = ruleset_current(), timezone.now()
+    for release, verdict_ids in unchanged.items():
+        Verdict.objects.filter(pk__in=id_array(verdict_ids)).update(
+            pending_recheck=None,
+            ruleset=ruleset,
+            release=release,
+            release_catalog_sha256=release.catalog_sha256,
+            computed_at=now,
         )
-    rows.filter(profile__vllm_release__isnull=True).update(
-        pending_recheck=None,
-        ruleset=ruleset,
-        release=fleet.default_release,
-        release_catalog_sha256=fleet.default_release.catalog_sha256,
-        computed_at=timezone.now(),
-    )
 
 
 def _finish(recheck_id: int) -> bool:
@@ -273,8 +308,14 @@ def sweep() -> dict[str, int]:
 
 def recheck_run_inline(recheck_id: int) -> None:
     """Run a whole re-check in this process (``manage.py recheck --wait`` without a worker, tests)."""
+    by_document = [
+        Cast(f"profile__{name}", TextField()) if name in json_fields() else f"profile__{name}"
+        for name in ("vllm_release_id", *DOCUMENT_FIELDS)
+    ]
     ids = list(
-        Verdict.objects.filter(pending_recheck_id=recheck_id).order_by("pk").values_list("pk", flat=True)
+        Verdict.objects.filter(pending_recheck_id=recheck_id)
+        .order_by(*by_document, "pk")
+        .values_list("pk", flat=True)
     )
     Recheck.objects.filter(pk=recheck_id).update(state="running", started_at=timezone.now())
     for i in range(0, len(ids), BATCH_SIZE):

@@ -5,8 +5,14 @@ Every save (``profiles.services``), re-check batch and preview builds the docume
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
+
+from django.db.models import TextField
+from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
 
 from .. import modelhub
 from ..engine import lint as engine_lint
@@ -14,7 +20,14 @@ from ..engine.types import EngineError, Finding, Verdict
 from ..errors import DomainError
 from ..models import RuleSet, VerdictChange, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord
-from ..selectors import CatalogHistory, catalog_for, fleet_release, ruleset_compiled, ruleset_current
+from ..selectors import (
+    CatalogHistory,
+    catalog_for,
+    fleet_release,
+    profile_model,
+    ruleset_compiled,
+    ruleset_current,
+)
 
 # What the engine reads of a profile: its document is built from these fields and its release.
 DOCUMENT_FIELDS = (
@@ -107,6 +120,122 @@ def profile_check(profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verd
     return verdict, release
 
 
+def json_fields() -> set[str]:
+    """The profile's JSON columns."""
+    return {f.name for f in profile_model()._meta.fields if f.get_internal_type() == "JSONField"}
+
+
+class ProfileRow(NamedTuple):
+    """What fleet-wide work (previews, re-check batches) reads of a profile, without building the model."""
+
+    pk: int
+    team: str
+    name: str
+    release_id: int | None
+    document: tuple  # DOCUMENT_FIELDS, the JSON ones as their canonical jsonb text
+    state: str | None
+    findings: str | None  # the stored verdict's findings as jsonb text
+    source_id: int | None
+    draft_id: int | None
+    node_id: int | None  # the profile's node type, else its team's default
+
+
+class ProfileRows:
+    """Profiles read as plain tuples in keyset-paginated chunks, for work over many of them.
+
+    Fleets hold many copies of one configuration (one per team, region or replica): :meth:`key` says when two
+    rows have the same effective document, so that it is evaluated once; the JSON columns are read as their
+    canonical jsonb text, so equal documents compare equal unparsed. The key names the model configs and node
+    type by their content, so it stays exact in a cache that outlives one query.
+    """
+
+    CHUNK = 5000  # rows per query
+
+    def __init__(self, queryset):
+        self.queryset = queryset
+        self.model = profile_model()
+        self.json_fields = json_fields()
+        self.sources: dict[int, Any] = {}
+        self.nodes: dict[int, Any] = {}
+        self._tokens: dict[tuple[str, int], str] = {}
+
+    def chunks(self) -> Iterator[list[ProfileRow]]:
+        last = 0
+        while rows := self._read(last):
+            last = rows[-1].pk
+            self._related(rows)
+            yield rows
+            if len(rows) < self.CHUNK:
+                return
+
+    def _read(self, after: int) -> list[ProfileRow]:
+        values = (
+            self.queryset.filter(pk__gt=after)
+            .order_by("pk")
+            .values_list(
+                "pk",
+                "team__slug",
+                "name",
+                "vllm_release_id",
+                *(Cast(n, TextField()) if n in self.json_fields else n for n in DOCUMENT_FIELDS),
+                "verdict__state",
+                Cast("verdict__findings", TextField()),
+                "model_source_id",
+                "draft_source_id",
+                Coalesce("node_type_id", "team__default_node_type_id"),
+            )[: self.CHUNK]
+        )
+        n = len(DOCUMENT_FIELDS)
+        return [ProfileRow(*v[:4], tuple(v[4 : 4 + n]), *v[4 + n :]) for v in values]
+
+    def _related(self, rows: list[ProfileRow]) -> None:
+        """The chunk's model configs and node types, one query each (they are few)."""
+        field = self.model._meta.get_field
+        sources = {r.source_id for r in rows} | {r.draft_id for r in rows}
+        nodes = {r.node_id for r in rows}
+        self.sources = field("model_source").related_model.objects.in_bulk([i for i in sources if i])
+        self.nodes = field("node_type").related_model.objects.in_bulk([i for i in nodes if i])
+        self._tokens = {}
+
+    def _token(self, kind: str, pk: int | None) -> str | None:
+        if pk is None:
+            return None
+        if (kind, pk) not in self._tokens:
+            row = (self.sources if kind == "source" else self.nodes).get(pk)
+            if row is None:
+                content: Any = None
+            elif kind == "source":
+                content = [row.repo, row.revision, row.error, row.config]
+            else:
+                content = row.facts()
+            digest = hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
+            self._tokens[kind, pk] = digest
+        return self._tokens[kind, pk]
+
+    def key(self, row: ProfileRow, target: VllmRelease, waived: tuple[str, ...]) -> tuple:
+        """Equal for two rows exactly when their verdicts on ``target`` with ``waived`` are equal."""
+        return (
+            *row.document,
+            target.pk,
+            target.catalog_sha256,
+            waived,
+            self._token("source", row.source_id),
+            self._token("source", row.draft_id),
+            self._token("node", row.node_id),
+        )
+
+    def profile(self, row: ProfileRow, release: VllmRelease | None = None):
+        """An unsaved profile with the row's document (enough for :func:`profile_check`)."""
+        fields = zip(DOCUMENT_FIELDS, row.document, strict=True)
+        return self.model(
+            **{n: json.loads(v) if n in self.json_fields and v else v for n, v in fields},
+            vllm_release=release,
+            model_source=self.sources.get(row.source_id),
+            draft_source=self.sources.get(row.draft_id),
+            node_type=self.nodes.get(row.node_id),
+        )
+
+
 def verdict_record(
     *,
     profile,
@@ -166,3 +295,72 @@ def verdict_record(
         recheck=recheck,
         actor=actor,
     )
+
+
+def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
+    """:func:`verdict_record` for the changed profiles of one re-check batch, in a few bulk statements.
+
+    ``items`` are (profile, verdict, release) of profiles that have a stored verdict; the same values, rule
+    index, profile summary and history entries as one :func:`verdict_record` each, and the verdicts leave the
+    re-check (``pending_recheck`` cleared). Returns the history entries created.
+    """
+    if not items:
+        return []
+    numbers = {verdict.ruleset for _, verdict, _ in items if verdict.ruleset}
+    rulesets = {r.number: r for r in RuleSet.objects.filter(number__in=numbers)}
+    previous = VerdictRecord.objects.in_bulk([profile.pk for profile, _, _ in items])
+    now = timezone.now()
+    rows, profiles, changes, reindexed, rules = [], [], [], [], []
+    for profile, verdict, release in items:
+        row = previous[profile.pk]
+        ruleset = rulesets.get(verdict.ruleset)
+        active = [f for f in verdict.findings if f.is_active]
+        new_ids = sorted({f.rule for f in active})
+        old_state = row.state
+        old_active = {(f["rule"], f["message"]): f for f in row.findings if Finding.active_in(f)}
+        new_findings = {(f.rule, f.message): f.as_dict() for f in active}
+        if sorted(row.rule_ids) != new_ids:
+            reindexed.append(profile.pk)
+            rules.extend(VerdictRule(profile_id=profile.pk, rule_id=rule_id) for rule_id in new_ids)
+        row.state = verdict.state
+        row.error_count = sum(1 for f in active if f.severity == "error")
+        row.warning_count = sum(1 for f in active if f.severity == "warning")
+        row.findings = [f.as_dict() for f in verdict.findings]
+        row.rule_ids = new_ids
+        row.ruleset = ruleset
+        row.release = release
+        row.release_catalog_sha256 = release.catalog_sha256
+        row.profile_revision = profile.revision
+        row.computed_at = now
+        row.pending_recheck = None
+        rows.append(row)
+        profile.state = row.state
+        profile.error_count, profile.warning_count = row.error_count, row.warning_count
+        profiles.append(profile)
+        appeared = [v for k, v in new_findings.items() if k not in old_active]
+        disappeared = [v for k, v in old_active.items() if k not in new_findings]
+        if old_state == verdict.state and not appeared and not disappeared:
+            continue
+        changes.append(
+            VerdictChange(
+                profile=profile,
+                from_state=old_state,
+                to_state=verdict.state,
+                cause=recheck.cause,
+                cause_detail=recheck.cause_detail,
+                ruleset=ruleset,
+                release=release,
+                profile_revision=profile.revision,
+                appeared=appeared,
+                disappeared=disappeared,
+                recheck=recheck,
+            )
+        )
+    fields = ["state", "error_count", "warning_count", "findings", "rule_ids", "ruleset", "release"]
+    fields += ["release_catalog_sha256", "profile_revision", "computed_at", "pending_recheck"]
+    VerdictRecord.objects.bulk_update(rows, fields, batch_size=200)
+    if reindexed:
+        VerdictRule.objects.filter(profile_id__in=reindexed).delete()
+        VerdictRule.objects.bulk_create(rules, ignore_conflicts=True)
+    type(profiles[0]).objects.bulk_update(profiles, ["state", "error_count", "warning_count"], batch_size=500)
+    return VerdictChange.objects.bulk_create(changes)
