@@ -34,5 +34,12 @@ test: venv services lint
 	# ... then the whole suite on the real PostgreSQL and Redis.
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) .venv/bin/pytest
 
-bench: venv
+# Every benchmark, one after the other; each prints its figures (benchmarks/RESULTS.md records them with the
+# machine and the command). The benchmark databases are created and filled on first use, then reused.
+# vLLM's own verdicts and the conformance ratio need vLLM installed: benchmarks/conformance/README.md.
+bench: venv services
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/admission.py
+	$(PY) benchmarks/pages.py
+	$(PY) benchmarks/pages_validation.py
+	$(PY) benchmarks/recheck.py
