@@ -75,7 +75,9 @@ def test_impact_above_the_inline_limit_answers_202_until_a_worker_has_computed_i
 def test_upgrade_preview_above_the_inline_limit_answers_202_then_the_result(
     staff_api, api, team, settings, queue, django_capture_on_commit_callbacks
 ):
-    profile = create_profile(api)
+    assert staff_api.put("/api/v1/fleet/", {"vllm_version": "0.32.0"}, format="json").status_code == 202
+    profile = create_profile(api, version="")
+    pinned = create_profile(api, "pinned", version="0.32.0")
     settings.PREVIEW_INLINE_PROFILES = 0
     url = "/api/v1/releases/0.31.0/preview/"
     with django_capture_on_commit_callbacks(execute=True):
@@ -84,4 +86,5 @@ def test_upgrade_preview_above_the_inline_limit_answers_202_then_the_result(
     ready = api.get(url)
     assert ready.status_code == 200 and ready.json()["release"] == "0.31.0"
     assert [p["id"] for p in ready.json()["would_become_invalid"]] == [profile["id"]]
+    assert [p["id"] for p in ready.json()["not_affected"]] == [pinned["id"]]
     assert api.get("/api/v1/releases/0.0.1/preview/").status_code == 400

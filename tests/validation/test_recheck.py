@@ -317,7 +317,7 @@ def test_copies_of_one_configuration_share_an_outcome_that_equals_each_plain_che
     user, staff, team, fleet_032
 ):
     from hub.models import NodeType
-    from validation.services.waivers import waiver_grant
+    from validation.services.waivers import waiver_approve, waiver_request
 
     eager = "vllm serve org/big --enforce-eager"
     copies = [
@@ -363,13 +363,14 @@ def test_copies_of_one_configuration_share_an_outcome_that_equals_each_plain_che
     assert sent == expected and len(set(sent)) == len(sent)
 
     # a waiver on one copy: it no longer shares its twin's outcome
-    waiver_grant(
-        actor=staff,
+    waiver = waiver_request(
+        actor=user,
         profile=copies[1],
         rule_id="org-no-enforce-eager",
         reason="benchmark node",
         expires_at=timezone.now() + timedelta(days=1),
     )
+    waiver_approve(actor=staff, waiver=waiver)
     recheck_run_inline(Recheck.objects.filter(cause="waiver").latest("created_at").pk)
     assert Verdict.objects.get(profile=copies[1]).state != "invalid"
     assert Verdict.objects.get(profile=copies[0]).state == "invalid"
