@@ -11,7 +11,6 @@ Nothing is written.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from django.core.cache import cache
@@ -28,9 +27,9 @@ from ..selectors import (
     ruleset_current,
     waived_rule_ids,
 )
-from .previews import CACHE_SECONDS, COMPUTE_TIMEOUT, _fingerprint, _json_fields, _related, _rows, _waivers
+from .previews import CACHE_SECONDS, COMPUTE_TIMEOUT, _fingerprint, _waivers
 from .queue import enqueue
-from .verdicts import DOCUMENT_FIELDS, document_validate, profile_document
+from .verdicts import ProfileRows, document_validate, profile_document
 
 STATES = ("valid", "warning", "invalid")
 
@@ -99,8 +98,7 @@ def fleet_release_matrix() -> dict[str, Any]:
     Each distinct document (fields, waivers, model configs, node type) is evaluated once per release and
     counted for every profile that shares it."""
     ruleset, fleet = ruleset_current(), fleet_release()
-    Profile, json_fields = profile_model(), _json_fields()
-    queryset = Profile.objects.all()
+    queryset = profile_model().objects.all()
     waivers = _waivers(queryset)
     key = _matrix_key(ruleset, fleet, waivers)
     cached = cache.get(key)
@@ -110,27 +108,17 @@ def fleet_release_matrix() -> dict[str, Any]:
     history = CatalogHistory()
     releases = _releases()
     documents: dict[tuple, list] = {}  # document key -> [count, unsaved profile, waived]
-    total, last = 0, 0
-    while rows := _rows(queryset, last):
-        last = rows[-1][0]
-        sources = _related("model_source", {r[-3] for r in rows} | {r[-2] for r in rows})
-        nodes = _related("node_type", {r[-1] for r in rows})
+    total = 0
+    reader = ProfileRows(queryset)
+    for rows in reader.chunks():
         for row in rows:
-            pk, _team, _name, _release_id, *document, _state, _findings, source_id, draft_id, node_id = row
             total += 1
-            waived = waivers.get(pk, ())
-            doc_key = (*document, waived, source_id, draft_id, node_id)
+            waived = waivers.get(row.pk, ())
+            doc_key = reader.document_key(row, waived)
             if doc_key in documents:
                 documents[doc_key][0] += 1
                 continue
-            fields = zip(DOCUMENT_FIELDS, document, strict=True)
-            unsaved = Profile(
-                **{n: json.loads(v) if n in json_fields and v else v for n, v in fields},
-                model_source=sources.get(source_id),
-                draft_source=sources.get(draft_id),
-                node_type=nodes.get(node_id),
-            )
-            documents[doc_key] = [1, unsaved, waived]
+            documents[doc_key] = [1, reader.profile(row), waived]
     matrix = []
     for release in releases:
         counts = dict.fromkeys(STATES, 0)

@@ -212,17 +212,19 @@ class ProfileRows:
             self._tokens[kind, pk] = digest
         return self._tokens[kind, pk]
 
-    def key(self, row: ProfileRow, target: VllmRelease, waived: tuple[str, ...]) -> tuple:
-        """Equal for two rows exactly when their verdicts on ``target`` with ``waived`` are equal."""
+    def document_key(self, row: ProfileRow, waived: tuple[str, ...]) -> tuple:
+        """Equal for two rows exactly when their verdicts on any one release with ``waived`` are equal."""
         return (
             *row.document,
-            target.pk,
-            target.catalog_sha256,
             waived,
             self._token("source", row.source_id),
             self._token("source", row.draft_id),
             self._token("node", row.node_id),
         )
+
+    def key(self, row: ProfileRow, target: VllmRelease, waived: tuple[str, ...]) -> tuple:
+        """Equal for two rows exactly when their verdicts on ``target`` with ``waived`` are equal."""
+        return (*self.document_key(row, waived), target.pk, target.catalog_sha256)
 
     def profile(self, row: ProfileRow, release: VllmRelease | None = None):
         """An unsaved profile with the row's document (enough for :func:`profile_check`)."""
