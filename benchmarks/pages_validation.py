@@ -236,6 +236,7 @@ def pages() -> list[tuple[str, str]]:
     return [
         ("rule sets", "/rulesets/"),
         ("current rule set", f"/rulesets/{current.number}/"),
+        ("current rule set, filtered", f"/rulesets/{current.number}/?q=spec&severity=error&release=0.31.0"),
         ("draft rule set", f"/rulesets/{draft.number}/"),
         ("rule edit form", f"/rulesets/{draft.number}/rules/{rule.rule_id}/"),
         ("new rule form", f"/rulesets/{draft.number}/rules/new/"),

@@ -191,3 +191,27 @@ class ReleaseDiffForm(forms.Form):
 
 class AlertPreferenceForm(forms.Form):
     email_alerts = forms.BooleanField(required=False, label="E-mail me when a profile becomes invalid")
+
+
+class RuleFilterForm(forms.Form):
+    """The rule-set page's search and filters (GET); every field optional."""
+
+    q = forms.CharField(required=False, label="Search", max_length=200)
+    category = forms.ChoiceField(
+        required=False, label="Category", choices=[("", "any category"), *Rule.Category.choices]
+    )
+    severity = forms.ChoiceField(
+        required=False, label="Severity", choices=[("", "any severity"), *Rule.Severity.choices]
+    )
+    release = forms.ChoiceField(required=False, label="vLLM release")
+    tag = forms.ChoiceField(required=False, label="Tag")
+
+    def __init__(self, *args, tags=(), releases=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["release"].choices = [("", "any release"), *((v, v) for v in releases)]
+        self.fields["tag"].choices = [("", "any tag"), *((t, t) for t in tags)]
+
+    def filters(self) -> dict[str, str]:
+        if not self.is_valid():
+            return {}
+        return {k: v for k, v in self.cleaned_data.items() if v}

@@ -393,3 +393,43 @@ def warm_up() -> None:
             )
             ruleset_compiled(current.ruleset).evaluate(doc, catalog=catalog_for(current.fleet))
     connection.close()  # the request threads open their own connections
+
+
+def ruleset_rules(
+    ruleset: RuleSet,
+    *,
+    q: str = "",
+    category: str = "",
+    severity: str = "",
+    release: str = "",
+    tag: str = "",
+) -> list:
+    """The rules of a rule set in order, narrowed by a search over id, title and message, a category, a
+    severity, a tag, and a release (the rules whose version range covers it)."""
+    rules = ruleset.rules.order_by("position", "id")
+    if q.strip():
+        text = q.strip()
+        rules = rules.filter(
+            Q(rule_id__icontains=text) | Q(title__icontains=text) | Q(message__icontains=text)
+        )
+    if category:
+        rules = rules.filter(category=category)
+    if severity:
+        rules = rules.filter(severity=severity)
+    rules = list(rules)
+    if tag:
+        rules = [r for r in rules if tag in (r.tags or ())]
+    if release:
+        rules = [r for r in rules if _covers(r.versions, release)]
+    return rules
+
+
+def _covers(versions: str, release: str) -> bool:
+    try:
+        return SpecifierSet(versions or "").contains(release, prereleases=True)
+    except InvalidSpecifier:
+        return False
+
+
+def ruleset_tags(ruleset: RuleSet) -> list[str]:
+    return sorted({t for tags in ruleset.rules.values_list("tags", flat=True) for t in tags or ()})

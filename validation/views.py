@@ -29,6 +29,7 @@ from .forms import (
     FleetForm,
     RecordsForm,
     ReleaseDiffForm,
+    RuleFilterForm,
     RuleForm,
     add_domain_error,
 )
@@ -131,7 +132,14 @@ def ruleset_detail(request, number: int):
     ruleset = get_object_or_404(
         RuleSet.objects.select_related("based_on", "published_by", "created_by"), number=number
     )
-    rules = list(ruleset.rules.order_by("position", "id"))
+    filter_form = RuleFilterForm(
+        request.GET or None,
+        tags=selectors.ruleset_tags(ruleset),
+        releases=selectors.releases_ordered().values_list("version", flat=True),
+    )
+    filters = filter_form.filters()
+    rules = selectors.ruleset_rules(ruleset, **filters)
+    total = ruleset.rules.count() if filters else len(rules)
     current = selectors.ruleset_current()
     recheck = (
         Recheck.objects.filter(ruleset=ruleset, cause="ruleset").order_by("-created_at").first()
@@ -146,8 +154,11 @@ def ruleset_detail(request, number: int):
             "rules": rules,
             "is_current": current.pk == ruleset.pk,
             "editable": permissions.is_staff(request.user) and ruleset.status == RuleSet.Status.DRAFT,
-            "unwritten": [r.rule_id for r in rules if r.enabled and not r.when],
+            "unwritten": list(ruleset.rules.filter(enabled=True, when="").values_list("rule_id", flat=True)),
             "recheck": recheck,
+            "filter_form": filter_form,
+            "filtered": bool(filters),
+            "total": total,
         },
     )
 

@@ -27,6 +27,15 @@ function fallbackCopy(source, done) {
   try { document.execCommand("copy"); done(); } catch (e) { /* the text stays selected for Ctrl+C */ }
 }
 
+// Collapsed rule rows (<details>): open the one the address points at (#rule-ID, e.g. after saving it).
+function openTarget() {
+  if (!location.hash) return;
+  const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (target && target.tagName === "DETAILS") { target.open = true; target.scrollIntoView(); }
+}
+document.addEventListener("DOMContentLoaded", openTarget);
+window.addEventListener("hashchange", openTarget);
+
 // Forms that ask before they submit (data-confirm): the CSP allows no inline onclick handlers.
 document.addEventListener("submit", (event) => {
   const message = event.target.dataset && event.target.dataset.confirm;

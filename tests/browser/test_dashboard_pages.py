@@ -15,6 +15,7 @@ from profiles.services import ProfileInput, profile_create
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from validation.models import FleetSettings, VllmRelease
 from validation.services import matrix as matrix_service
+from validation.services import rulesets
 from validation.tasks import fleet_matrix_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -112,3 +113,46 @@ def test_release_matrix_of_a_profile_and_the_fleet_chart(user_page, user, team, 
     assert len(queries) < 12
     make(user, team, "third", "vllm serve meta-llama/Llama-3.1-8B-Instruct")
     assert matrix_service.fleet_release_matrix()["total"] == 3
+
+
+def test_typod_cel_path_is_refused_with_did_you_mean_then_the_rule_set_filtered_to_it(
+    staff_page, staff, screenshot
+):
+    page = staff_page
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    page.goto(f"/rulesets/{draft.number}/rules/new/")
+    page.get_by_label("Rule id").fill("org-max-seqs")
+    page.get_by_label("Category").select_option("policy")
+    page.get_by_label("Severity").select_option("warning")
+    page.get_by_label("Message").fill("keep max_num_seqs at 512 or below on shared nodes")
+    page.get_by_label("When (CEL)").fill("has(args.max_num_seq) && args.max_num_seq > 512")
+    page.get_by_role("button", name="Save rule").click()
+    expect(page.locator("#field-when .errorlist")).to_contain_text("did you mean args.max_num_seqs?")
+    screenshot(page, "dashboard-rule-cel-path-typo")
+    assert not draft.rules.filter(rule_id="org-max-seqs").exists()
+
+    page.get_by_label("When (CEL)").fill("has(args.max_num_seqs) && args.max_num_seqs > 512")
+    page.get_by_role("button", name="Save rule").click()
+    rule = page.locator("#rule-org-max-seqs")
+    expect(rule).to_have_attribute("open", "")  # the saved rule is opened; the others stay collapsed
+    total = draft.rules.count()
+    assert total > 131
+    expect(page.locator("details.rule")).to_have_count(total)
+    expect(page.locator("details.rule[open]")).to_have_count(1)
+
+    # Filter to one rule: a search and a category narrow the ~130 rules to the policy rule just written.
+    page.get_by_label("Search").fill("max_num_seqs")
+    page.locator("#id_category").select_option("policy")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#rule-count")).to_have_text(f"1 of {total} rules match.")
+    expect(page.locator("details.rule")).to_have_count(1)
+    expect(page.locator("details.rule pre code")).to_contain_text("args.max_num_seqs > 512")
+    screenshot(page, "dashboard-ruleset-filtered")
+    page.locator("#id_category").select_option("")
+    page.locator("#id_severity").select_option("error")
+    page.locator("#id_release").select_option("0.31.0")
+    page.get_by_label("Search").fill("")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#rule-count")).to_contain_text(f"of {total} rules match.")
+    errors = draft.rules.filter(severity="error").count()
+    assert 0 < page.locator("details.rule").count() < errors
