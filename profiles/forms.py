@@ -60,7 +60,7 @@ class ProfileForm(forms.Form):
     )
     source = forms.CharField(
         label="Command or YAML",
-        help_text="Paste a `vllm serve …` command line (leading VAR=value assignments become the "
+        help_text="Paste a vllm serve … command line (leading VAR=value assignments become the "
         "environment) or a vLLM --config YAML file.",
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false", "class": "code"}),
     )

@@ -577,6 +577,52 @@ def profile_fix_preview(*, profile: Profile, rule_id: str) -> FixPreview:
     return FixPreview(rule_id, fix, new_args, mapping_diff(profile.engine_args, new_args), verdict)
 
 
+@dataclass
+class SourceFix:
+    """A finding's fix applied to the user's own command (or config) text, as the form shows it."""
+
+    rule_id: str
+    before: str
+    after: str
+    diff: list[dict[str, Any]]
+    verdict: Verdict
+
+
+def source_apply_fix(*, data: ProfileInput, rule_id: str, team: Team | None = None) -> SourceFix:
+    """Rewrite the text a user is typing (``data.command`` or ``data.config``) with the fix of the finding
+    ``rule_id`` that the dry run of that text gives: their model, environment and other arguments are kept,
+    in the same form (a command line stays a command line, a config file a config file). Nothing is saved."""
+    text = data.command or data.config
+    if not text:
+        raise DomainError("paste a command line or a config first", field="source")
+    before = profile_dry_run(data=data, fetch_models=False, team=team)
+    fix = next((f.fix for f in before.findings if f.rule == rule_id and f.fix and not f.waived), None)
+    if fix is None:
+        raise DomainError(
+            f"this text has no finding of rule {rule_id!r} with a mechanical fix", code="no_fix"
+        )
+    profile = Profile(kind=data.kind or "serving", name=data.name or "(fix)", revision=0, team=team)
+    _apply_input(profile, data, fetch_models=False)
+    release = effective_release(profile)
+    old_args = dict(profile.engine_args)
+    new_args = engine_args_apply_fix(old_args, fix)
+    profile.engine_args = new_args
+    doc = profile_document(profile, release=release)
+    catalog = catalog_for(release)
+    if data.command:
+        after = engine_render.render_command(doc, catalog=catalog)
+        fixed = ProfileInput.from_mapping({**_input_values(data), "command": after})
+    else:
+        after = engine_render.render_yaml(doc, catalog=catalog)
+        fixed = ProfileInput.from_mapping({**_input_values(data), "config": after})
+    verdict = profile_dry_run(data=fixed, fetch_models=False, team=team)
+    return SourceFix(rule_id, text, after, mapping_diff(old_args, new_args), verdict)
+
+
+def _input_values(data: ProfileInput) -> dict[str, Any]:
+    return {name: getattr(data, name) for name in data.provided if name not in ("command", "config")}
+
+
 def profile_apply_fix(
     *, actor, profile: Profile, rule_id: str, expected_revision: int | None = None
 ) -> tuple[Profile, Verdict]:

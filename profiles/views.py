@@ -294,6 +294,21 @@ def _form_kwargs(request, *, editing: bool, team: Team | None = None) -> dict:
 
 @login_required
 @require_POST
+def profile_source_fix(request):
+    """Apply a finding's fix to the text being typed in the create or edit form: the before/after of the
+    user's own command, for the form's "Use the fixed command" (nothing is saved)."""
+    form = ProfileForm(request.POST, **_form_kwargs(request, editing=True))
+    data = form.profile_input(for_validation=True, hardware=None)
+    team = Team.objects.filter(slug=form.data.get("team") or "").select_related("default_node_type").first()
+    try:
+        fixed = services.source_apply_fix(data=data, rule_id=request.GET.get("rule", ""), team=team)
+    except DomainError as exc:
+        return render(request, "profiles/_source_fix.html", {"error": exc.message})
+    return render(request, "profiles/_source_fix.html", {"fixed": fixed, "state": fixed.verdict.state})
+
+
+@login_required
+@require_POST
 def profile_validate(request):
     """The findings panel for what the form holds now: htmx posts here while the user types."""
     form = ProfileForm(request.POST, **_form_kwargs(request, editing=True))

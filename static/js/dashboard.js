@@ -41,3 +41,26 @@ document.addEventListener("submit", (event) => {
   const message = event.target.dataset && event.target.dataset.confirm;
   if (message && !window.confirm(message)) event.preventDefault();
 });
+
+// Apply-fix on the profile form: put the fixed text into the form's source field (the live findings
+// re-validate it through their usual input trigger), or dismiss the proposal.
+document.addEventListener("click", (event) => {
+  const use = event.target.closest("button[data-use-source]");
+  if (use) {
+    const fixed = document.querySelector(use.dataset.useSource);
+    const field = document.getElementById("id_source");
+    if (fixed && field) {
+      field.value = fixed.textContent;
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+      const box = use.closest("#source-fix");
+      if (box) box.innerHTML = "";
+      field.focus();
+    }
+    return;
+  }
+  const dismiss = event.target.closest("button[data-dismiss]");
+  if (dismiss) {
+    const box = document.querySelector(dismiss.dataset.dismiss);
+    if (box) box.innerHTML = "";
+  }
+});

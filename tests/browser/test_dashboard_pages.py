@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from profiles.models import TeamMembership
 from profiles.services import ProfileInput, profile_create
+from tests.browser.conftest import htmx_settled
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from validation.models import FleetSettings, VllmRelease
 from validation.services import matrix as matrix_service
@@ -156,3 +157,36 @@ def test_typod_cel_path_is_refused_with_did_you_mean_then_the_rule_set_filtered_
     expect(page.locator("#rule-count")).to_contain_text(f"of {total} rules match.")
     errors = draft.rules.filter(severity="error").count()
     assert 0 < page.locator("details.rule").count() < errors
+
+
+def test_apply_fix_on_the_edit_form_rewrites_my_own_command(user_page, user, team, screenshot):
+    page = user_page
+    profile = make(user, team, "teacher", SEED_COMMAND, kind="collection", version="0.32.0")
+    mine = (
+        "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct "
+        "--return-sampling-mask --max-model-len 4096"
+    )
+    page.goto(f"/profiles/{profile.pk}/edit/")
+    page.get_by_label("Command or YAML").fill(mine)
+    finding = page.locator("#live article[data-rule='sampling-replay-requires-processed-logprobs']")
+    expect(finding).to_be_visible()
+    finding.get_by_role("button", name="Apply fix to my command…").click()
+    after = page.locator("#source-fix-after")
+    expect(after).to_contain_text("--logprobs-mode processed_logprobs")
+    for kept in ("VLLM_USE_V2_MODEL_RUNNER=1", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len 4096"):
+        expect(after).to_contain_text(kept)  # the user's own command, not the rule's generic example
+    expect(page.locator("#source-fix-before")).to_have_text(mine)
+    expect(page.locator("#source-fix table.diff")).to_contain_text("logprobs_mode")
+    screenshot(page, "dashboard-edit-apply-fix")
+
+    page.get_by_role("button", name="Use the fixed command").click()
+    expect(page.get_by_label("Command or YAML")).to_have_value(
+        re.compile("--logprobs-mode processed_logprobs")
+    )
+    expect(page.locator("#live")).not_to_contain_text("sampling-replay-requires-processed-logprobs")
+    htmx_settled(page)
+    page.get_by_role("button", name="Save revision 2").click()
+    expect(page.locator(".messages")).to_contain_text("Saved revision 2")
+    profile.refresh_from_db()
+    assert profile.engine_args["logprobs_mode"] == "processed_logprobs"
+    assert profile.engine_args["max_model_len"] == 4096
