@@ -11,6 +11,7 @@ urlpatterns = [
     path("rulesets/<int:number>/", views.ruleset_detail, name="ruleset-detail"),
     path("rulesets/<int:number>/rules/new/", views.rule_edit, name="rule-new"),
     path("rulesets/<int:number>/rules/<str:rule_id>/", views.rule_edit, name="rule-edit"),
+    path("rulesets/<int:number>/rules/<str:rule_id>/body/", views.rule_body, name="rule-body"),
     path("rulesets/<int:number>/rules/<str:rule_id>/toggle/", views.rule_toggle, name="rule-toggle"),
     path("rulesets/<int:number>/rules/<str:rule_id>/delete/", views.rule_delete, name="rule-delete"),
     path("rulesets/<int:number>/import/", views.ruleset_import, name="ruleset-import"),

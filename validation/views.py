@@ -163,6 +163,22 @@ def ruleset_detail(request, number: int):
     )
 
 
+@login_required
+@require_GET
+def rule_body(request, number: int, rule_id: str):
+    """One rule in full: the body of its collapsed row on the rule-set page (htmx), or a page of its own."""
+    ruleset = _ruleset(number)
+    rule = get_object_or_404(ruleset.rules, rule_id=rule_id)
+    context = {
+        "ruleset": ruleset,
+        "rule": rule,
+        "editable": request.user.is_staff and ruleset.status == RuleSet.Status.DRAFT,
+    }
+    if request.htmx and not request.htmx.history_restore_request:
+        return render(request, "validation/_rule_body.html", context)
+    return _page(request, "validation/rule_detail.html", context)
+
+
 @staff_required
 @require_http_methods(["GET", "POST"])
 def rule_edit(request, number: int, rule_id: str | None = None):
