@@ -75,21 +75,44 @@ def test_ruleset_list_shows_versions_and_counts(user_client, draft, django_asser
 
 
 def test_ruleset_detail_shows_rules_with_their_help(user_client, django_assert_max_num_queries):
+    """Rows are collapsed: the page lists every rule; a rule's condition, solutions and source come with its
+    body (loaded when the row opens, or on its own page)."""
     ruleset = current()
     rule = ruleset.rules.exclude(source="").exclude(solutions=[]).first()
-    with django_assert_max_num_queries(BASE + 4):  # rule set, its rules, the current one, its re-check
+    # rule set, its rules, the current one, its re-check, the filters' tags and releases, the unwritten rules
+    with django_assert_max_num_queries(BASE + 7):
         response = user_client.get(f"/rulesets/{ruleset.number}/")
     assert response.status_code == 200
     body = response.content.decode()
-    assert f'id="rule-{rule.rule_id}"' in body
-    assert "<pre><code>" in body and rule.source[:40] in body
+    assert f'id="rule-{rule.rule_id}"' in body and f"/rules/{rule.rule_id}/body/" in body
     assert "Edit</a>" not in body  # a published rule set, and not staff
+    full = user_client.get(f"/rulesets/{ruleset.number}/rules/{rule.rule_id}/body/").content.decode()
+    assert "<pre><code>" in full and rule.source[:40] in full and rule.solutions[0] in full
+    fragment = user_client.get(
+        f"/rulesets/{ruleset.number}/rules/{rule.rule_id}/body/", HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "<html" not in fragment and rule.source[:40] in fragment
+
+
+def test_ruleset_detail_filters(user_client):
+    ruleset = current()
+    total = ruleset.rules.count()
+    one = ruleset.rules.exclude(tags=[]).first()
+    response = user_client.get(f"/rulesets/{ruleset.number}/", {"q": one.rule_id})
+    assert [r.rule_id for r in response.context["rules"]][:1] == [one.rule_id]
+    assert f"of {total} rules match" in response.content.decode()
+    errors = user_client.get(f"/rulesets/{ruleset.number}/", {"severity": "error", "category": "vllm"})
+    assert {(r.severity, r.category) for r in errors.context["rules"]} == {("error", "vllm")}
+    on_031 = user_client.get(f"/rulesets/{ruleset.number}/", {"release": "0.31.0"}).context["rules"]
+    assert 0 < len(on_031) < total
+    tagged = user_client.get(f"/rulesets/{ruleset.number}/", {"tag": one.tags[0]}).context["rules"]
+    assert tagged and all(one.tags[0] in r.tags for r in tagged)
 
 
 def test_ruleset_detail_queries_do_not_grow_with_rules(staff_client, draft, django_assert_max_num_queries):
     for i in range(30):
         rulesets.rule_save(ruleset=draft, data={**EAGER_RULE, "id": f"extra-{i}"})
-    with django_assert_max_num_queries(BASE + 3):
+    with django_assert_max_num_queries(BASE + 6):
         response = staff_client.get(f"/rulesets/{draft.number}/")
     assert response.status_code == 200 and "extra-29" in response.content.decode()
 
@@ -251,7 +274,9 @@ def test_compare_two_versions(user_client, draft):
 
 
 def test_release_list(user_client, django_assert_max_num_queries):
-    with django_assert_max_num_queries(BASE + 5):  # releases, fleet, latest re-check, two release pickers
+    # releases, fleet, latest re-check, two release pickers; the fleet chart's cache key: the current rule
+    # set, waivers, and the fingerprint's profile, verdict and catalog aggregates
+    with django_assert_max_num_queries(BASE + 11):
         response = user_client.get("/releases/")
     assert response.status_code == 200
     body = response.content.decode()
