@@ -30,6 +30,7 @@ from tools.rulepack.specs import (
     sampling,
     scheduler,
     serve_args,
+    spec_draft,
     spec_values,
     speculative,
     structured_outputs,
@@ -65,6 +66,7 @@ TOPICS = (
     runtime_asserts,
     multimodal_args,
     launch_checks,
+    spec_draft,
     policy,
 )
 
