@@ -5,6 +5,13 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
+# Links in e-mails (alerts, release notices) point at SITE_URL; unless it is given, it is where this
+# server listens (a wildcard address is replaced by this machine's name, which others can reach).
+case "$HOST" in
+  0.0.0.0|::|"[::]") SITE_HOST=$(hostname -f 2>/dev/null || hostname) ;;
+  *) SITE_HOST=$HOST ;;
+esac
+export SITE_URL=${SITE_URL:-http://$SITE_HOST:$PORT}
 mkdir -p var/log
 
 .venv/bin/celery -A config worker --loglevel=INFO --concurrency=2 >var/log/worker.log 2>&1 &
@@ -15,7 +22,7 @@ trap 'kill $WORKER $BEAT 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
 
 $PY manage.py collectstatic --noinput -v0
 echo
-echo "vLLM Profiles: http://$HOST:$PORT/   (API docs: http://$HOST:$PORT/api/docs/)"
+echo "vLLM Profiles: http://$HOST:$PORT/   (API docs: http://$HOST:$PORT/api/docs/; e-mail links: $SITE_URL)"
 $PY manage.py bootstrap_admin --show
 echo "Worker and beat logs: var/log/worker.log, var/log/beat.log. Mail: ${EMAIL_URL:-var/mail/}. Ctrl-C stops all."
 echo

@@ -40,3 +40,14 @@ def arg_value(value) -> str:
 @register.filter
 def flag(name: str) -> str:
     return "--" + str(name).replace("_", "-")
+
+
+@register.filter
+def split_unverifiable(findings) -> dict:
+    """Infos saying a check "could not verify" (the model's config.json is missing, so a rule about some
+    model family could not be decided) apart from the rest: the panel folds them away unless asked."""
+    shown, unverifiable = [], []
+    for f in findings:
+        quiet = f.get("severity") == "info" and str(f.get("message", "")).startswith("could not verify")
+        (unverifiable if quiet else shown).append(f)
+    return {"shown": shown, "unverifiable": unverifiable}

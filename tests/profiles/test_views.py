@@ -352,3 +352,21 @@ def test_live_validation_warns_of_a_repeated_flag_naming_both_positions(client_u
         },
     ).content.decode()
     assert "max_num_seqs is given more than once (token 3 &#x27;--max-num-seqs&#x27; and token 5" in body
+
+
+def test_unverifiable_infos_are_folded_away_unless_asked(client_user):
+    """A Llama profile without its config.json: "could not verify ... diffusion models" is noise; it stays
+    in the page, folded in a closed <details>, while errors and other infos show."""
+    body = client_user.post(
+        reverse("profiles:validate"),
+        {
+            "kind": "collection",
+            "name": "x",
+            "vllm_version": "0.32.0",
+            "source": "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask",
+        },
+    ).content.decode()
+    folded = body[body.index('<details class="unverifiable">') :]
+    assert "could not verify: sampling distribution replay does not support diffusion models" in folded
+    shown = body[: body.index('<details class="unverifiable">')]
+    assert "could not verify" not in shown.split('class="findings-group')[-1]

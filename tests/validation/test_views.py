@@ -340,7 +340,13 @@ def test_release_diff(user_client):
     assert response.status_code == 200
     diff = response.context["diff"]
     assert diff["from"] == "0.31.0" and diff["to"] == "0.32.0"
-    assert "vLLM 0.31.0 → 0.32.0" in response.content.decode()
+    body = response.content.decode()
+    assert "vLLM 0.31.0 → 0.32.0" in body
+    # Values as vLLM's CLI writes them, and words where a side has none.
+    assert "<code>False</code>" not in body and "<code>True</code>" not in body
+    sides = [c for a in diff["arguments"]["changed"] for c in a["changes"].values()]
+    assert any(c["to"] is None for c in sides) and '<em class="absent">removed</em>' in body
+    assert any(c["to"] is True for c in sides) and "<code>true</code>" in body  # deprecated: False -> True
     assert user_client.get("/releases/diff/", {"old": "0.31.0", "new": "nope"}).status_code == 400
     assert user_client.get("/releases/diff/").status_code == 200  # the empty form
 
