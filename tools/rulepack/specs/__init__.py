@@ -30,6 +30,7 @@ from tools.rulepack.specs import (
     sampling,
     scheduler,
     serve_args,
+    size_checks,
     spec_draft,
     spec_values,
     speculative,
@@ -67,6 +68,7 @@ TOPICS = (
     multimodal_args,
     launch_checks,
     spec_draft,
+    size_checks,
     policy,
 )
 
