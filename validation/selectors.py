@@ -38,6 +38,7 @@ from .errors import DomainError, UnknownRelease
 from .models import (
     RULE_FIELDS,
     FleetSettings,
+    Recheck,
     ReleaseCatalog,
     RuleSet,
     Verdict,
@@ -448,3 +449,26 @@ def _covers(versions: str, release: str) -> bool:
 
 def ruleset_tags(ruleset: RuleSet) -> list[str]:
     return sorted({t for tags in ruleset.rules.values_list("tags", flat=True) for t in tags or ()})
+
+
+def recheck_throughput(limit: int = 20) -> list[dict[str, Any]]:
+    """The last ``limit`` finished re-checks, oldest first: profiles checked, seconds taken (start to end)
+    and profiles per second, for the re-check chart."""
+    rows = (
+        Recheck.objects.filter(state=Recheck.State.DONE, started_at__isnull=False, finished_at__isnull=False)
+        .order_by("-finished_at")
+        .values("pk", "cause", "total", "started_at", "finished_at")[:limit]
+    )
+    found = []
+    for row in reversed(list(rows)):
+        seconds = max((row["finished_at"] - row["started_at"]).total_seconds(), 0.001)
+        found.append(
+            {
+                "id": row["pk"],
+                "cause": row["cause"],
+                "total": row["total"],
+                "seconds": round(seconds, 2),
+                "per_second": round(row["total"] / seconds, 1),
+            }
+        )
+    return found

@@ -394,6 +394,7 @@ def release_list(request):
             ),
             "latest_recheck": latest,
             "matrix": matrix.fleet_release_matrix_or_schedule(),
+            "throughput": selectors.recheck_throughput(),
         },
     )
 

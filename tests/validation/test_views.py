@@ -275,8 +275,8 @@ def test_compare_two_versions(user_client, draft):
 
 def test_release_list(user_client, django_assert_max_num_queries):
     # releases, fleet, latest re-check, two release pickers; the fleet chart's cache key: the current rule
-    # set, waivers, and the fingerprint's profile, verdict and catalog aggregates
-    with django_assert_max_num_queries(BASE + 11):
+    # set, waivers, and the fingerprint's profile, verdict and catalog aggregates; the re-check chart
+    with django_assert_max_num_queries(BASE + 12):
         response = user_client.get("/releases/")
     assert response.status_code == 200
     body = response.content.decode()
@@ -548,3 +548,17 @@ def test_rule_path_typo_is_refused_with_a_did_you_mean_and_a_partial_path_warned
     assert saved.status_code == 302 and saved["Location"].endswith("/rules/org-new-arg/")
     page = staff_client.get(saved["Location"]).content.decode()
     assert f"args.{added} is not an argument of vLLM {versions[0]}" in page
+
+
+def test_release_list_charts_recheck_durations(user_client, user, team):
+    from validation.services.rechecks import recheck_start
+
+    for i in range(3):
+        make_profile(user, team, f"p{i}")
+    recheck = recheck_start(cause="manual")
+    recheck_run_inline(recheck.pk)
+    recheck.refresh_from_db()
+    body = user_client.get("/releases/").content.decode()
+    assert f'data-recheck="{recheck.pk}"' in body
+    seconds = (recheck.finished_at - recheck.started_at).total_seconds()
+    assert f"Re-check {recheck.pk} (manual): 3 profiles in {round(max(seconds, 0.001), 2)} s" in body

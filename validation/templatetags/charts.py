@@ -47,3 +47,23 @@ def release_bars(matrix: dict) -> dict:
         "bar_height": BAR_HEIGHT,
         "total": matrix.get("total", 0),
     }
+
+
+@register.inclusion_tag("charts/recheck_bars.html")
+def recheck_bars(rechecks: list) -> dict:
+    """One column per re-check: its duration (height) with profiles per second written above."""
+    height, column, gap, top = 120, 26, 8, 16
+    longest = max((r["seconds"] for r in rechecks), default=1) or 1
+    columns = []
+    for i, r in enumerate(rechecks):
+        h = max(round(height * r["seconds"] / longest, 1), 1)
+        x = i * (column + gap)
+        columns.append({**r, "x": x, "y": top + height - h, "h": h, "mid": x + column / 2})
+    return {
+        "columns": columns,
+        "width": max(len(columns) * (column + gap), column),
+        "height": top + height + 18,
+        "column": column,
+        "base": top + height + 14,
+        "longest": longest,
+    }
