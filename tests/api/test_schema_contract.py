@@ -29,7 +29,7 @@ def _api_key(username: str) -> str:
     return out.getvalue().strip().split()[-1]
 
 
-def test_schemathesis_finds_no_failure(live_server):
+def test_schemathesis_finds_no_failure(live_server, tmp_path):
     staff = get_user_model().objects.create_user("sam", "sam@example.com", "pw", is_staff=True)
     team = team_create(actor=staff, slug="ml-platform", name="ML platform")
     profile_create(
@@ -66,6 +66,7 @@ def test_schemathesis_finds_no_failure(live_server):
         capture_output=True,
         text=True,
         timeout=600,
+        cwd=tmp_path,  # schemathesis keeps a cache in .schemathesis/ of its working directory
     )
     print(result.stdout[-20000:])
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
