@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
+from accounts.api import ApiTokenViewSet, AuditEventViewSet
 from config import health
 from config.metrics import metrics_view
 from hub.api import ModelConfigViewSet, NodeTypeViewSet
@@ -16,6 +17,8 @@ from validation.api.views import ReleaseViewSet
 
 router = DefaultRouter()
 router.register("profiles", ProfileViewSet, basename="profile")
+router.register("me/tokens", ApiTokenViewSet, basename="token")
+router.register("audit", AuditEventViewSet, basename="audit")
 router.register("teams", TeamViewSet, basename="team")
 router.register("releases", ReleaseViewSet, basename="release")
 router.register("rulesets", RuleSetViewSet, basename="ruleset")
@@ -40,6 +43,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its start-up script as a file: the CSP allows no inline script.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("accounts.urls")),
     path("", include("hub.urls")),
     path("", include("validation.urls")),
     path("", include("profiles.urls")),

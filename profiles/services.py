@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from accounts import permissions
+from accounts.audit import audit_record
 from hub import services as hub_services
 from validation.engine import parse as engine_parse
 from validation.engine import render as engine_render
@@ -250,12 +251,31 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
     return profile, verdict
 
 
-def _store(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease, cause: str, detail: str = ""):
-    """Save a profile with its revision's snapshot and its verdict (in the caller's transaction); returns the
-    history entry, if the verdict changed."""
+def _store(
+    profile: Profile,
+    *,
+    actor,
+    verdict: Verdict,
+    release: VllmRelease,
+    cause: str,
+    detail: str = "",
+    before: dict[str, Any] | None = None,
+):
+    """Save a profile with its revision's snapshot, its verdict and its audit entry (``before``: the snapshot
+    before an edit, None for a new profile), in the caller's transaction; returns the history entry, if the
+    verdict changed."""
     profile.save()
-    ProfileRevision.objects.create(
-        profile=profile, revision=profile.revision, data=profile_snapshot(profile), author=actor
+    after = profile_snapshot(profile)
+    ProfileRevision.objects.create(profile=profile, revision=profile.revision, data=after, author=actor)
+    audit_record(
+        actor=actor,
+        action="profile.create" if before is None else "profile.update",
+        object_type="profile",
+        object_id=profile.pk,
+        object_repr=f"{profile.team.slug}/{profile.name}",
+        team=profile.team,
+        before=before,
+        after={**after, "revision": profile.revision},
     )
     return verdict_record(
         profile=profile,
@@ -330,7 +350,15 @@ def profile_update(
                 raise EditConflict(current, seen)
             profile.revision = seen + 1
             detail = f"revision {profile.revision}"
-            _store(profile, actor=actor, verdict=verdict, release=release, cause="edit", detail=detail)
+            _store(
+                profile,
+                actor=actor,
+                verdict=verdict,
+                release=release,
+                cause="edit",
+                detail=detail,
+                before={**before, "revision": seen},
+            )
     except IntegrityError as exc:
         raise _name_taken(profile) from exc
     return profile, verdict
@@ -393,7 +421,17 @@ def profile_delete(*, actor, profile: Profile) -> None:
         permissions.can_edit_team(actor, profile.team_id),
         f"you may not delete profiles of team {profile.team.slug!r}",
     )
-    profile.delete()
+    with transaction.atomic():
+        audit_record(
+            actor=actor,
+            action="profile.delete",
+            object_type="profile",
+            object_id=profile.pk,
+            object_repr=f"{profile.team.slug}/{profile.name}",
+            team=profile.team,
+            before={**profile_snapshot(profile), "revision": profile.revision},
+        )
+        profile.delete()
 
 
 @transaction.atomic
@@ -403,6 +441,15 @@ def team_create(*, actor, slug: str, name: str) -> Team:
         raise DomainError(f"a team with slug {slug!r} exists already", field="slug", code="unique")
     team = Team.objects.create(slug=slug, name=name or slug)
     TeamMembership.objects.create(team=team, user=actor, role=TeamMembership.Role.ADMIN, watch=True)
+    audit_record(
+        actor=actor,
+        action="team.create",
+        object_type="team",
+        object_id=team.pk,
+        object_repr=team.slug,
+        team=team,
+        after={"slug": team.slug, "name": team.name, "admin": actor.get_username()},
+    )
     return team
 
 
@@ -411,9 +458,20 @@ def team_set_default_node_type(*, actor, team: Team, name: str) -> Team:
     permissions.require(
         permissions.can_admin_team(actor, team), "only the team's admins may set its default node type"
     )
+    before = {"default_node_type": team.default_node_type.name if team.default_node_type else ""}
     team.default_node_type = _node_type(name.strip()) if name.strip() else None
     with transaction.atomic():
         team.save(update_fields=["default_node_type"])
+        audit_record(
+            actor=actor,
+            action="team.update",
+            object_type="team",
+            object_id=team.pk,
+            object_repr=team.slug,
+            team=team,
+            before=before,
+            after={"default_node_type": team.default_node_type.name if team.default_node_type else ""},
+        )
         followers = VerdictRecord.objects.filter(profile__team=team, profile__node_type__isnull=True)
         recheck_start(cause="manual", verdicts=followers)
     return team
@@ -425,9 +483,21 @@ def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.
         raise DomainError(
             f"unknown role {role!r}; roles: {', '.join(TeamMembership.Role.values)}", field="role"
         )
-    membership, _ = TeamMembership.objects.update_or_create(
-        team=team, user=user, defaults={"role": role, "watch": watch}
-    )
+    with transaction.atomic():
+        old = TeamMembership.objects.filter(team=team, user=user).values("role", "watch").first()
+        membership, _ = TeamMembership.objects.update_or_create(
+            team=team, user=user, defaults={"role": role, "watch": watch}
+        )
+        audit_record(
+            actor=actor,
+            action="membership.create" if old is None else "membership.update",
+            object_type="membership",
+            object_id=membership.pk,
+            object_repr=f"{user.get_username()} in {team.slug}",
+            team=team,
+            before=old,
+            after={"user": user.get_username(), "role": role, "watch": watch},
+        )
     return membership
 
 

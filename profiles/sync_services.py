@@ -50,7 +50,13 @@ def profile_sync_save(
         profile.source = source
         cause = "created" if created else "edit"
         change = _store(
-            profile, actor=None, verdict=verdict, release=release, cause=cause, detail=cause_detail[:200]
+            profile,
+            actor=None,
+            verdict=verdict,
+            release=release,
+            cause=cause,
+            detail=cause_detail[:200],
+            before=None if created else {**before, "revision": profile.revision - 1},
         )
         if change is not None and change.to_state == "invalid" and change.from_state != "invalid":
             alerts_create_for_change(change=change, recheck=None)

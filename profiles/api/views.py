@@ -379,6 +379,8 @@ class ProfileViewSet(viewsets.ModelViewSet):
 class ValidateView(APIView):
     """Dry run: the findings document for a profile, valid or not. Nothing is stored."""
 
+    token_read_only_ok = True  # a read-only API token may ask (nothing is written)
+
     @extend_schema(
         request=ValidateRequestSerializer,
         responses={200: FindingsDocumentSerializer},

@@ -6,6 +6,7 @@ import json
 
 from django import template
 
+from accounts import permissions
 from validation.models import FleetSettings
 
 register = template.Library()
@@ -21,9 +22,12 @@ def dashboard_header(context) -> dict:
     cached = getattr(request, "_dashboard_header", None)
     if cached is None:
         fleet = FleetSettings.objects.select_related("default_release").first()
+        teams = list(user.memberships.order_by("team__slug").values_list("team__slug", "role"))
         cached = {
-            "teams": list(user.memberships.order_by("team__slug").values_list("team__slug", "role")),
+            "teams": teams,
             "fleet": fleet.default_release.version if fleet else "",
+            # the audit log's link: staff, and the admins of a team (who read their team's entries)
+            "audit": permissions.is_staff(user) or any(role == permissions.Role.ADMIN for _, role in teams),
         }
         request._dashboard_header = cached
     return cached

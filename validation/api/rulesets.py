@@ -11,6 +11,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from accounts import permissions
+from accounts.authentication import TokenScope
 from validation import selectors
 from validation.api.http import StrictFields, check_if_match, conditional, etag_of
 from validation.models import RuleSet
@@ -47,7 +48,7 @@ class RecordsSerializer(StrictFields, serializers.Serializer):
 
 
 class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    permission_classes = [StaffWritesRules]
+    permission_classes = [StaffWritesRules, TokenScope]
     conditional_actions = ("retrieve", "save_rule", "delete_rule", "publish", "import_records")
 
     def get_queryset(self):

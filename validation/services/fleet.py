@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts import permissions
+from accounts.audit import audit_record
 
 from ..models import FleetSettings, Recheck, VllmRelease
 from .rechecks import recheck_start
@@ -19,7 +20,17 @@ def fleet_set_release(*, release: VllmRelease, actor) -> Recheck | None:
         fleet = FleetSettings(default_release=release)
     elif fleet.default_release_id == release.pk:
         return None
+    before = {"vllm_version": fleet.default_release.version} if fleet.pk else None
     fleet.default_release = release
     fleet.updated_by = actor
     fleet.save()
+    audit_record(
+        actor=actor,
+        action="fleet.update",
+        object_type="fleet",
+        object_id=fleet.pk,
+        object_repr=f"fleet on vLLM {release.version}",
+        before=before,
+        after={"vllm_version": release.version},
+    )
     return recheck_start(cause="release", release=release, actor=actor)

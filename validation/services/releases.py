@@ -14,6 +14,8 @@ from django.db import transaction
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
+from accounts.audit import audit_record
+
 from ..engine.catalog import Catalog
 from ..engine.coverage import rule_coverage
 from ..engine.diff import diff_catalogs
@@ -107,6 +109,16 @@ def release_import(*, version: str, catalog: dict[str, Any]) -> ReleaseImport:
         previous = release.catalog_sha256
         changed = release_store_catalog(release=release, catalog=catalog)
         recheck = changed and existed
+        if changed:
+            audit_record(
+                actor=None,
+                action="release.import" if not existed else "release.update",
+                object_type="release",
+                object_id=release.pk,
+                object_repr=version,
+                before={"catalog_sha256": previous} if existed else None,
+                after={"catalog_sha256": release.catalog_sha256},
+            )
         if recheck:
             transaction.on_commit(lambda: _recheck_release(release.pk))
     return ReleaseImport(

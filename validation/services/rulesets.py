@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import permissions
+from accounts.audit import audit_record
 
 from ..engine.rules import (
     LIST_FIELDS,
@@ -64,7 +65,42 @@ def ruleset_create_from_pack(
         ruleset.published_at = timezone.now()
         ruleset.published_by = user
         ruleset.save(update_fields=["status", "published_at", "published_by"])
+    _audit_ruleset(user, "ruleset.publish" if publish else "ruleset.create", ruleset, None)
     return ruleset
+
+
+def _ruleset_state(ruleset: RuleSet) -> dict[str, Any]:
+    return {"number": ruleset.number, "status": ruleset.status, "notes": ruleset.notes}
+
+
+def _audit_ruleset(actor, action: str, ruleset: RuleSet, before, after=None, **extra) -> None:
+    audit_record(
+        actor=actor,
+        action=action,
+        object_type="ruleset",
+        object_id=ruleset.pk,
+        object_repr=f"rule set {ruleset.number}",
+        before=before,
+        after={**(after or _ruleset_state(ruleset)), **extra},
+    )
+
+
+def _rule_state(rule: Rule | None) -> dict[str, Any] | None:
+    if rule is None:
+        return None
+    return {"id": rule.rule_id, **{name: getattr(rule, name) for name in RULE_FIELDS}}
+
+
+def _audit_rule(actor, action: str, ruleset: RuleSet, rule_id: str, before, after) -> None:
+    audit_record(
+        actor=actor,
+        action=action,
+        object_type="rule",
+        object_id=f"{ruleset.number}/{rule_id}",
+        object_repr=f"{rule_id} in rule set {ruleset.number}",
+        before=before,
+        after=after,
+    )
 
 
 def _rule_columns(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -186,6 +222,7 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
     _require_draft(ruleset)
     raw = {k: v for k, v in data.items() if v is not None}
     existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
+    before = _rule_state(existing)
     if existing is not None:
         merged = {"id": existing.rule_id, **{n: getattr(existing, n) for n in RULE_FIELDS}}
         merged = {k: v for k, v in merged.items() if v not in ("", None)}
@@ -213,6 +250,8 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
         existing.save()
         rule = existing
     _touch(ruleset)
+    action = "rule.create" if before is None else "rule.update"
+    _audit_rule(actor, action, ruleset, rule.rule_id, before, _rule_state(rule))
     return rule
 
 
@@ -220,10 +259,12 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
 def rule_delete(*, ruleset: RuleSet, rule_id: str, actor=None) -> None:
     _require_staff(actor)
     _require_draft(ruleset)
+    before = _rule_state(ruleset.rules.filter(rule_id=rule_id).first())
     deleted, _ = ruleset.rules.filter(rule_id=rule_id).delete()
     if not deleted:
         raise DomainError(f"rule set {ruleset.number} has no rule {rule_id!r}", field="id", code="not_found")
     _touch(ruleset)
+    _audit_rule(actor, "rule.delete", ruleset, rule_id, before, None)
 
 
 @transaction.atomic
@@ -246,10 +287,12 @@ def ruleset_publish(*, ruleset: RuleSet, actor=None):
         compile_ruleset(pack, version_id=ruleset.number)
     except Exception as exc:
         raise _rule_error(exc) from exc
+    before = _ruleset_state(ruleset)
     ruleset.status = RuleSet.Status.PUBLISHED
     ruleset.published_at = timezone.now()
     ruleset.published_by = actor
     ruleset.save(update_fields=["status", "published_at", "published_by", "updated_at"])
+    _audit_ruleset(actor, "ruleset.publish", ruleset, before)
     return recheck_start(cause="ruleset", ruleset=ruleset, actor=actor)
 
 
@@ -337,4 +380,11 @@ def ruleset_import_records(*, ruleset: RuleSet, text: str, actor=None) -> list[R
             Rule.objects.create(ruleset=ruleset, rule_id=rule_id, position=position, **_rule_columns(raw))
         )
     _touch(ruleset)
+    _audit_ruleset(
+        actor,
+        "ruleset.import_records",
+        ruleset,
+        None,
+        imported=[rule.rule_id for rule in created],
+    )
     return created

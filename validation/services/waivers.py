@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import permissions
+from accounts.audit import audit_record
 
 from ..errors import DomainError
 from ..models import Recheck, Verdict, Waiver
@@ -37,6 +38,32 @@ def user_can_revoke(user, waiver: Waiver) -> bool:
     return permissions.can_revoke_waiver(user, waiver.profile)
 
 
+def _audit(actor, action: str, waiver: Waiver, before: dict | None) -> None:
+    profile = waiver.profile
+    audit_record(
+        actor=actor,
+        action=action,
+        object_type="waiver",
+        object_id=waiver.pk,
+        object_repr=f"{waiver.rule_id} on {profile.team.slug}/{profile.name}",
+        team=profile.team,
+        before=before,
+        after=_snapshot(waiver),
+    )
+
+
+def _snapshot(waiver: Waiver) -> dict:
+    return {
+        "profile": waiver.profile_id,
+        "rule_id": waiver.rule_id,
+        "reason": waiver.reason,
+        "expires_at": waiver.expires_at,
+        "requested_by": waiver.requested_by.get_username() if waiver.requested_by_id else None,
+        "granted_by": waiver.granted_by.get_username() if waiver.granted_by_id else None,
+        "revoked_at": waiver.revoked_at,
+    }
+
+
 def _recheck_now(profile) -> Recheck:
     """A waiver changes one profile's outcome: re-check it right away, through the same code path."""
     return recheck_start(cause="waiver", verdicts=Verdict.objects.filter(profile=profile), inline=True)
@@ -52,9 +79,11 @@ def waiver_request(*, actor, profile, rule_id: str, reason: str, expires_at: dat
         raise DomainError("a waiver needs a reason", field="reason")
     if expires_at <= timezone.now():
         raise DomainError("the expiry must be in the future", field="expires_at")
-    return Waiver.objects.create(
+    waiver = Waiver.objects.create(
         profile=profile, rule_id=rule_id, reason=reason.strip(), requested_by=actor, expires_at=expires_at
     )
+    _audit(actor, "waiver.request", waiver, None)
+    return waiver
 
 
 @transaction.atomic
@@ -71,9 +100,11 @@ def waiver_approve(*, actor, waiver: Waiver) -> Waiver:
     )
     if waiver.expires_at <= timezone.now():
         raise DomainError("this waiver has expired before it was approved", field="expires_at")
+    before = _snapshot(waiver)
     waiver.granted_by = actor
     waiver.granted_at = timezone.now()
     waiver.save(update_fields=["granted_by", "granted_at"])
+    _audit(actor, "waiver.approve", waiver, before)
     _recheck_now(waiver.profile)
     return waiver
 
@@ -85,9 +116,11 @@ def waiver_revoke(*, actor, waiver: Waiver) -> Waiver:
         raise DomainError("this waiver is revoked already", code="conflict")
     permissions.require(user_can_revoke(actor, waiver), "only the team's admins or staff may revoke waivers")
     was_active = not waiver.pending
+    before = _snapshot(waiver)
     waiver.revoked_at = timezone.now()
     waiver.expiry_applied = True
     waiver.save(update_fields=["revoked_at", "expiry_applied"])
+    _audit(actor, "waiver.revoke", waiver, before)
     if was_active:
         _recheck_now(waiver.profile)
     return waiver

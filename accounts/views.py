@@ -1,0 +1,92 @@
+"""Pages of accounts: the user's API tokens and the audit log."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from . import permissions, selectors, services
+from .errors import DomainError
+from .forms import AuditFilterForm, TokenForm
+
+
+@login_required
+def token_list(request):
+    """Your API tokens; a new one's key is shown on this page once."""
+    form = TokenForm()
+    created_key = None
+    if request.method == "POST":
+        form = TokenForm(request.POST)
+        if form.is_valid():
+            day = form.cleaned_data["expires_at"]
+            expires = timezone.make_aware(datetime.combine(day, time(23, 59, 59))) if day else None
+            try:
+                token, created_key = services.token_create(
+                    actor=request.user,
+                    user=request.user,
+                    name=form.cleaned_data["name"],
+                    read_only=form.cleaned_data["read_only"],
+                    expires_at=expires,
+                )
+            except DomainError as exc:
+                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            else:
+                form = TokenForm()
+    status = 400 if form.errors else 200
+    context = {
+        "tokens": list(selectors.tokens_of(request.user)),
+        "form": form,
+        "created_key": created_key,
+        "now": timezone.now(),
+    }
+    response = render(request, "accounts/tokens.html", context, status=status)
+    if created_key:
+        response["Cache-Control"] = "no-store"  # the key is in this page, once
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request, pk: int):
+    token = get_object_or_404(selectors.tokens_of(request.user), pk=pk)
+    services.token_revoke(actor=request.user, token=token)
+    messages.success(request, f"Token {token.name} revoked: its key no longer works.")
+    return redirect("accounts:tokens")
+
+
+@login_required
+def audit_list(request):
+    """Staff read the whole audit log; a team's admins their team's entries."""
+    events = selectors.audit_events_visible_to(request.user)
+    if not permissions.is_staff(request.user) and not events.exists():
+        is_admin = request.user.memberships.filter(role__in=permissions.ADMIN_ROLES).exists()
+        if not is_admin:
+            raise PermissionDenied("the audit log is for staff and team admins")
+    form = AuditFilterForm(request.GET or None)
+    if form.is_valid():
+        data = form.cleaned_data
+        if data["actor"]:
+            events = events.filter(actor_name=data["actor"])
+        if data["team"]:
+            events = events.filter(team_slug=data["team"])
+        if data["action"]:
+            events = events.filter(action__startswith=data["action"])
+        if data["object_type"]:
+            events = events.filter(object_type=data["object_type"])
+        if data["via"]:
+            events = events.filter(via=data["via"])
+        if data["since"]:
+            events = events.filter(at__date__gte=data["since"])
+        if data["until"]:
+            events = events.filter(at__date__lte=data["until"])
+    page = Paginator(events.order_by("-at", "-id"), 50).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "accounts/audit.html", {"page": page, "form": form, "query": query.urlencode()})
