@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
+
 import django_filters
+from django import forms
+from django_filters.fields import IsoDateTimeField
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -67,6 +71,26 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return Response(ApiTokenSerializer(token).data)
 
 
+class UtcIsoDateTimeField(IsoDateTimeField):
+    """An ISO 8601 time, in UTC for the database: an offset beyond ±14:00 (none exists) is refused."""
+
+    def to_python(self, value):
+        parsed = super().to_python(value)
+        if parsed is None:
+            return None
+        offset = parsed.utcoffset()
+        if offset is not None and abs(offset) > timedelta(hours=14):
+            raise forms.ValidationError(f"time zone offset {offset} is out of range (at most ±14:00)")
+        try:
+            return parsed.astimezone(UTC) if offset is not None else parsed
+        except OverflowError as exc:
+            raise forms.ValidationError("the time is out of range") from exc
+
+
+class UtcIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = UtcIsoDateTimeField
+
+
 class AuditFilter(django_filters.FilterSet):
     OBJECT_TYPES = [
         (t, t)
@@ -78,8 +102,8 @@ class AuditFilter(django_filters.FilterSet):
     object_type = django_filters.ChoiceFilter(choices=OBJECT_TYPES)
     object_id = django_filters.CharFilter()
     via = django_filters.ChoiceFilter(choices=AuditEvent.Via.choices)
-    since = django_filters.IsoDateTimeFilter(field_name="at", lookup_expr="gte")
-    until = django_filters.IsoDateTimeFilter(field_name="at", lookup_expr="lt")
+    since = UtcIsoDateTimeFilter(field_name="at", lookup_expr="gte")
+    until = UtcIsoDateTimeFilter(field_name="at", lookup_expr="lt")
 
     class Meta:
         model = AuditEvent

@@ -174,3 +174,9 @@ def test_audit_page_for_staff_and_team_admins_not_for_others(client, staff, user
     assert "membership.create" not in page.content.decode()
     client.force_login(user)
     assert client.get("/audit/").status_code == 403
+
+
+@pytest.mark.parametrize("value", ["2588-03-15T06:59:44+20:13", "9999-12-31T23:00:00-10:00", "yesterday"])
+def test_audit_api_refuses_times_out_of_range_naming_the_filter(staff_api, value):
+    response = staff_api.get("/api/v1/audit/", {"until": value})
+    assert response.status_code == 400 and "until" in response.json()
