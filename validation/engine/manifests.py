@@ -22,11 +22,13 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-import yaml
-
+from .lazy import lazy_module
 from .types import ParseError
+
+yaml = lazy_module("yaml")  # loaded when YAML is first read: a command file needs none of it
 
 POD_TEMPLATE_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
 KIND_ANNOTATION = "vllm-profiles.io/kind"
@@ -135,18 +137,21 @@ def _plain(node: yaml.Node, budget: list[int]) -> Any:
     return _scalar(node)
 
 
-_SCALAR_LOADER = yaml.SafeLoader("")
+@lru_cache(maxsize=1)
+def _scalar_loader() -> yaml.SafeLoader:
+    return yaml.SafeLoader("")
 
 
 def _scalar(node: yaml.ScalarNode) -> Any:
-    return _SCALAR_LOADER.construct_scalar(node) if node.tag == "tag:yaml.org,2002:str" else _resolve(node)
+    return _scalar_loader().construct_scalar(node) if node.tag == "tag:yaml.org,2002:str" else _resolve(node)
 
 
 def _resolve(node: yaml.ScalarNode) -> Any:
-    constructor = _SCALAR_LOADER.yaml_constructors.get(node.tag)
+    loader = _scalar_loader()
+    constructor = loader.yaml_constructors.get(node.tag)
     if constructor is None:
         return node.value
-    return constructor(_SCALAR_LOADER, node)
+    return constructor(loader, node)
 
 
 def load_documents(text: str) -> list[Any]:

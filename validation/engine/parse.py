@@ -39,11 +39,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from packaging.version import Version
 
 from .catalog import Catalog
+from .lazy import lazy_module
 from .types import ArgSpec, ParseError, parse_version
+
+yaml = lazy_module("yaml")  # loaded when YAML is first read: a command file needs none of it
 
 __all__ = [
     "PLAIN_JSON_ARGS",

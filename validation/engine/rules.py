@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import cel
-import yaml
 from cel.stdlib import STDLIB_FUNCTIONS, add_stdlib_to_context
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from .catalog import Catalog
 from .cel_reads import read_set
+from .lazy import lazy_module
 from .memo import ABSENT, LIMIT, freeze
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
 from .types import (
@@ -35,6 +34,8 @@ from .types import (
     Verdict,
     parse_version,
 )
+
+yaml = lazy_module("yaml")  # a pack read from YAML imports it; one from the linter's cache does not
 
 # A rule's fields, in the order the pack, the Rule model, the API and the rule-set editor list them: the one
 # definition they are all driven from (besides the rule's ``id``).
@@ -150,9 +151,36 @@ def _check_derived(derived: Any, index: int) -> None:
         _specifier(derived["name"], f"variants[{i}].versions", variant.get("versions"))
 
 
-def _specifier(owner: str, field_name: str, value: Any) -> SpecifierSet:
+class Versions:
+    """A release range (a PEP 440 specifier set), checked when the pack is compiled and parsed again only
+    when a release plan first asks: a rule set loaded by the linter plans from its cache without it."""
+
+    __slots__ = ("text", "_set")
+
+    def __init__(self, text: str, parsed: Any = None):
+        self.text = text
+        self._set = parsed
+
+    def __reduce__(self) -> tuple[type[Versions], tuple[str]]:
+        return Versions, (self.text,)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def contains(self, version: Version, prereleases: bool = True) -> bool:
+        if self._set is None:
+            from packaging.specifiers import SpecifierSet
+
+            self._set = SpecifierSet(self.text)
+        return self._set.contains(version, prereleases=prereleases)
+
+
+def _specifier(owner: str, field_name: str, value: Any) -> Versions:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    text = str(value or "")
     try:
-        return SpecifierSet(str(value or ""))
+        return Versions(text, SpecifierSet(text))
     except InvalidSpecifier as exc:
         raise PackError(owner, field_name, f"not a PEP 440 version specifier: {value!r}") from exc
 
@@ -252,7 +280,7 @@ class CompiledRule:
     severity: str
     message: str
     program: cel.Program | LazyProgram
-    specifier: SpecifierSet
+    specifier: Versions
     kinds: frozenset[str]
     fields: tuple[str, ...]
     solutions: tuple[str, ...]
@@ -381,7 +409,7 @@ class CompiledRule:
 @dataclass(frozen=True)
 class CompiledDerived:
     name: str
-    variants: tuple[tuple[SpecifierSet, str], ...]  # (versions, CEL source), checked to compile
+    variants: tuple[tuple[Versions, str], ...]  # (versions, CEL source), checked to compile
 
     def expr_for(self, version: Version | None) -> str | None:
         for specifier, expr in self.variants:
@@ -738,7 +766,7 @@ class CompiledRuleSet:
     version_id: int | None
     rules: tuple[CompiledRule, ...]
     derived: tuple[CompiledDerived, ...]
-    defaults: tuple[tuple[SpecifierSet, dict[str, Any]], ...]
+    defaults: tuple[tuple[Versions, dict[str, Any]], ...]
     _plans: dict[tuple[str, str, str | None], _ReleasePlan] = field(default_factory=dict, repr=False)
     lazy: bool = False  # programs compile when first executed (a rule set known to compile)
 
