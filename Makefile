@@ -39,6 +39,7 @@ test: venv services lint
 # vLLM's own verdicts and the conformance ratio need vLLM installed: benchmarks/conformance/README.md.
 bench: venv services
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/lint.py
 	$(PY) benchmarks/admission.py
 	$(PY) benchmarks/pages.py
 	$(PY) benchmarks/pages_validation.py
