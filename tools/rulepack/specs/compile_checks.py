@@ -38,6 +38,15 @@ RULES = [
         fix={"unset": ["compilation_config.compile_cache_save_format"]},
     ),
     R(
+        "proton-attribution-needs-mrv2",
+        "Proton CUDA graph attribution requires the V2 model runner.",
+        f"{PROTON} && {ATTRIBUTION} && derived.use_v2_model_runner == false",
+        ["profiler_config", "env.VLLM_USE_V2_MODEL_RUNNER"],
+        ["Set VLLM_USE_V2_MODEL_RUNNER=1", "Remove proton_graph_attribution"],
+        "VllmConfig._validate_profiler_config (0.30.0 - 0.33.0), before the CUDA-graph checks.",
+        ["profiler", "model-runner"],
+    ),
+    R(
         "proton-pcsampling-needs-eager",
         "Proton PC sampling requires CUDA graphs to be disabled. Use --enforce-eager.",
         f"{PROTON} && {GRAPHS} && {PCSAMPLING} && !{ATTRIBUTION}",
@@ -66,6 +75,16 @@ RULES = [
 PP = {"profiler": "proton", "proton_profiler_dir": "/tmp/proton"}
 
 CASES = {
+    "proton-attribution-needs-mrv2": (
+        {
+            "args": {"profiler_config": dict(PP, proton_graph_attribution=True)},
+            "env": {"VLLM_USE_V2_MODEL_RUNNER": "0"},
+        },
+        {
+            "args": {"profiler_config": dict(PP, proton_graph_attribution=True)},
+            "env": {"VLLM_USE_V2_MODEL_RUNNER": "1"},
+        },
+    ),
     "cc-compile-cache-save-format": (
         {"compilation_config": {"compile_cache_save_format": "zip"}},
         {"compilation_config": {"compile_cache_save_format": "unpacked"}},

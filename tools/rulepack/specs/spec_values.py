@@ -76,6 +76,20 @@ RULES = [
         fix={"unset": ["speculative_config.dspark_draft_topk"]},
     ),
     R(
+        "spec-adaptive-needs-full-cudagraphs",
+        "Adaptive verification requires full CUDA graphs.",
+        f"{HAS_SPEC} && {ADAPTIVE} && !(has(args.enable_lora) && args.enable_lora == true) && "
+        "((has(args.enforce_eager) && args.enforce_eager == true) || "
+        f"({sub('compilation_config', 'cudagraph_mode')} && "
+        'string(args.compilation_config.cudagraph_mode).matches("^(?i)(none|piecewise)$")))',
+        ["speculative_config", "compilation_config", "enforce_eager"],
+        ["Use cudagraph_mode FULL, FULL_DECODE_ONLY or FULL_AND_PIECEWISE", "Disable adaptive verification"],
+        "VllmConfig._validate_adaptive_verification (after the LoRA check): --enforce-eager or an explicit "
+        "cudagraph_mode NONE / PIECEWISE leaves no full CUDA graphs.",
+        ["speculative-decoding", "cudagraph"],
+        range=["0.30.0", None],
+    ),
+    R(
         "spec-adaptive-no-local-argmax",
         "Adaptive verification estimates per-position acceptance from the draft logits, which "
         "use_local_argmax_reduction never materializes.",
@@ -98,6 +112,10 @@ EAGLE = {"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_
 ADAPT = dict(EAGLE, enable_adaptive_verification=True)
 
 CASES = {
+    "spec-adaptive-needs-full-cudagraphs": (
+        {"speculative_config": ADAPT, "compilation_config": {"cudagraph_mode": "PIECEWISE"}},
+        {"speculative_config": ADAPT, "compilation_config": {"cudagraph_mode": "FULL_AND_PIECEWISE"}},
+    ),
     "suffix-max-tree-depth-positive": (
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_tree_depth=0)},
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_tree_depth=8)},

@@ -3,7 +3,7 @@ VllmConfig.__post_init__ since 0.30.0; `_check_watermarking_unsupported` before 
 order: the draft sampling method, the rejection sampling method, parallel drafting, the speculative method,
 then whether the watermarking algorithm can watermark draft tokens."""
 
-from tools.rulepack.expr import HAS_SPEC, METHOD_IS, SC, WATERMARK, R, sub, subv
+from tools.rulepack.expr import HAS_SPEC, METHOD_IS, SC, WATERMARK, R, q, sub, subv
 
 DRAFT_SAMPLE = subv("speculative_config", "draft_sample_method", '"greedy"')
 REJECT = subv("speculative_config", "rejection_sample_method", '"standard"')
@@ -15,6 +15,11 @@ NO_PARALLEL = f"!({sub('speculative_config', 'parallel_drafting')} && {SC}.paral
 # Every release of the range accepts these methods with watermarking (0.33.0 adds dflash, 0.34.0 asks the
 # method's speculator config): a profile with another method is refused earlier, by another message.
 SUPPORTED = METHOD_IS("dspark", "eagle", "eagle3", "mtp")
+ALL_SUPPORTED = ["dflash", "dspark", "eagle", "eagle3", "mtp"]
+BEFORE_METHOD = (
+    f'{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} == "probabilistic" && {REJECT} == "standard" && '
+    f"{NO_PARALLEL}"
+)
 
 RULES = [
     R(
@@ -43,6 +48,30 @@ RULES = [
         fix={"unset": ["speculative_config.rejection_sample_method"]},
     ),
     R(
+        "watermark-spec-method-0.30.0",
+        "Watermarking supports only autoregressive model-based speculative decoding.",
+        f"{BEFORE_METHOD} && !(derived.spec_method in {q(ALL_SUPPORTED)})",
+        ["watermark_config", "speculative_config"],
+        [
+            "Use speculative method eagle, eagle3, mtp or dspark with watermarking",
+            "Remove --watermark-config",
+        ],
+        "VllmConfig watermarking check (0.30.0 - 0.32.0): only dspark, eagle, eagle3 and mtp; dflash is "
+        "refused too but not judged here, as 0.33.0 accepts it.",
+        ["watermarking", "speculative-decoding"],
+        range=["0.30.0", "0.32.0"],
+    ),
+    R(
+        "watermark-spec-method-0.33.0",
+        "Watermarking supports only dflash, dspark, eagle, eagle3 and mtp speculative decoding.",
+        f"{BEFORE_METHOD} && !(derived.spec_method in {q(ALL_SUPPORTED)})",
+        ["watermark_config", "speculative_config"],
+        ["Use speculative method dflash, dspark, eagle, eagle3 or mtp with watermarking"],
+        "VllmConfig._check_supports_watermarking (0.33.0).",
+        ["watermarking", "speculative-decoding"],
+        range=["0.33.0", "0.33.0"],
+    ),
+    R(
         "watermark-algorithm-no-speculative",
         "watermarking algorithm does not support speculative decoding. Set "
         "allow_target_only_watermarking=true",
@@ -65,7 +94,17 @@ EAGLE = {"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_
 PROB = dict(EAGLE, draft_sample_method="probabilistic")
 WM = {"watermark_config": {"algorithm": "gumbel"}}
 
+NGRAM_PROB = {
+    "method": "ngram",
+    "prompt_lookup_max": 4,
+    "num_speculative_tokens": 3,
+    "draft_sample_method": "probabilistic",
+}
+METHOD_CASE = (dict(WM, speculative_config=NGRAM_PROB), dict(WM, speculative_config=PROB))
+
 CASES = {
+    "watermark-spec-method-0.30.0": METHOD_CASE,
+    "watermark-spec-method-0.33.0": METHOD_CASE,
     "watermark-spec-draft-sample-probabilistic": (
         dict(WM, speculative_config=EAGLE),
         dict(WM, speculative_config=PROB),
