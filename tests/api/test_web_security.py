@@ -146,7 +146,8 @@ def test_user_written_strings_are_escaped_in_pages_and_emails(staff, user, mailo
     )
     staff_api = APIClient()
     staff_api.force_authenticate(staff)
-    draft = staff_api.post("/api/v1/rulesets/", {}, format="json").json()["id"]
+    created = staff_api.post("/api/v1/rulesets/", {}, format="json").json()
+    draft, number = created["id"], created["number"]
     rule = {**EAGER_RULE, "id": "org-evil", "message": PAYLOAD, "solutions": [PAYLOAD]}
     assert staff_api.post(f"/api/v1/rulesets/{draft}/rules/", rule, format="json").status_code == 200
     waiver = {"rule_id": "org-evil", "reason": PAYLOAD, "expires_at": "2999-01-01T00:00:00Z"}
@@ -156,7 +157,7 @@ def test_user_written_strings_are_escaped_in_pages_and_emails(staff, user, mailo
 
     client = Client()
     client.force_login(staff)
-    for url in ("/", f"/profiles/{profile.pk}/", "/teams/", "/teams/evil/", f"/rulesets/{draft}/"):
+    for url in ("/", f"/profiles/{profile.pk}/", "/teams/", "/teams/evil/", f"/rulesets/{number}/"):
         response = client.get(url)
         assert response.status_code == 200, url
         html = response.content.decode()
