@@ -14,6 +14,12 @@ except (ImportError, admin.sites.NotRegistered):
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
+    """For every model whose writes have a service (permissions, validation, re-checks, audit): the admin
+    shows it and never writes it behind the services' back. Writes happen on the pages and the API."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields]
+
     def has_add_permission(self, request):
         return False
 

@@ -13,6 +13,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts import permissions
+from accounts.audit import audit_record
 from validation import modelhub
 from validation.models import Verdict
 from validation.services.rechecks import recheck_start
@@ -141,3 +143,31 @@ def node_type_get(name: str) -> NodeType:
         known = ", ".join(NodeType.objects.values_list("name", flat=True)) or "none"
         raise HubError(f"unknown node type {name!r}; known: {known}", field="node_type")
     return node
+
+
+NODE_TYPE_FIELDS = ("name", "gpu", "gpus_per_node", "gpu_memory_gb", "interconnect", "description")
+
+
+@transaction.atomic
+def node_type_save(*, actor, node_type: NodeType, before: Mapping[str, Any] | None) -> NodeType:
+    """Store a node type (the admin's form, staff only) and re-check the profiles on it: those that name it
+    and those whose team defaults to it. ``before``: its fields before the edit, None when new."""
+    permissions.require(permissions.is_staff(actor), "only staff may change node types")
+    node_type.full_clean()
+    node_type.save()
+    after = {name: getattr(node_type, name) for name in NODE_TYPE_FIELDS}
+    audit_record(
+        actor=actor,
+        action="node_type.create" if before is None else "node_type.update",
+        object_type="node_type",
+        object_id=node_type.pk,
+        object_repr=node_type.name,
+        before=dict(before) if before is not None else None,
+        after=after,
+    )
+    if before is not None and dict(before) != after:
+        on_it = Q(profile__node_type=node_type) | Q(
+            profile__node_type__isnull=True, profile__team__default_node_type=node_type
+        )
+        recheck_start(cause="manual", verdicts=Verdict.objects.filter(on_it))
+    return node_type

@@ -1,17 +1,12 @@
 from django.contrib import admin
 
+from accounts.admin import ReadOnlyAdmin
+
 from .models import GitSource
 
 
 @admin.register(GitSource)
-class GitSourceAdmin(admin.ModelAdmin):
+class GitSourceAdmin(ReadOnlyAdmin):
     """Read-only: sources are created through the API, which checks the team and the credentials variable."""
 
     list_display = ("name", "team", "url", "branch", "last_commit", "last_synced_at")
-    readonly_fields = [f.name for f in GitSource._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

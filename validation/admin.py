@@ -1,5 +1,14 @@
-from django.contrib import admin
+"""Read-only, or through the services: rule sets are edited on their pages and the API (which compile the CEL
+and touch ``updated_at`` so workers reload them), the fleet and releases change through their services
+(which re-check), and waivers are approved or revoked by the admin's actions, which call the waiver
+services (permission, second person, re-check, audit)."""
 
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+
+from accounts.admin import ReadOnlyAdmin
+
+from .errors import DomainError
 from .models import (
     Alert,
     AlertPreference,
@@ -12,78 +21,112 @@ from .models import (
     VllmRelease,
     Waiver,
 )
+from .services import waivers as waiver_services
 
 
 @admin.register(VllmRelease)
-class VllmReleaseAdmin(admin.ModelAdmin):
+class VllmReleaseAdmin(ReadOnlyAdmin):
     list_display = ["version", "catalog_sha256", "imported_at"]
-    readonly_fields = ["major", "minor", "patch", "catalog_sha256", "source", "imported_at"]
 
 
 @admin.register(FleetSettings)
-class FleetSettingsAdmin(admin.ModelAdmin):
+class FleetSettingsAdmin(ReadOnlyAdmin):
     list_display = ["default_release", "updated_by", "updated_at"]
-
-    def has_change_permission(self, request, obj=None):
-        return False  # changing the fleet release starts a re-check: use the API or the releases page
 
 
 class RuleInline(admin.StackedInline):
     model = Rule
     extra = 0
     fields = ["rule_id", "category", "severity", "message", "when", "versions", "kinds", "fields", "enabled"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
     def has_change_permission(self, request, obj=None):
-        return obj is None or obj.status == RuleSet.Status.DRAFT
+        return False
 
-    has_add_permission = has_change_permission
-    has_delete_permission = has_change_permission
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(RuleSet)
-class RuleSetAdmin(admin.ModelAdmin):
+class RuleSetAdmin(ReadOnlyAdmin):
     list_display = ["number", "status", "notes", "published_at"]
     inlines = [RuleInline]
-    readonly_fields = ["status", "published_at", "published_by", "created_by"]
 
 
 @admin.register(Rule)
-class RuleAdmin(admin.ModelAdmin):
+class RuleAdmin(ReadOnlyAdmin):
     list_display = ["rule_id", "ruleset", "category", "severity", "versions", "enabled"]
     list_filter = ["ruleset", "category", "severity"]
     search_fields = ["rule_id", "message"]
 
 
 @admin.register(Verdict)
-class VerdictAdmin(admin.ModelAdmin):
+class VerdictAdmin(ReadOnlyAdmin):
     list_display = ["profile", "state", "error_count", "warning_count", "ruleset", "release", "computed_at"]
     list_filter = ["state"]
     list_select_related = ["profile__team", "ruleset", "release"]
-    readonly_fields = [f.name for f in Verdict._meta.fields]
 
 
 @admin.register(VerdictChange)
-class VerdictChangeAdmin(admin.ModelAdmin):
+class VerdictChangeAdmin(ReadOnlyAdmin):
     list_display = ["profile", "from_state", "to_state", "cause", "cause_detail", "created_at"]
     list_filter = ["cause", "to_state"]
     list_select_related = ["profile__team"]
 
 
+def _each_waiver(modeladmin, request, queryset, service, done: str):
+    for waiver in queryset.select_related("profile__team"):
+        try:
+            service(actor=request.user, waiver=waiver)
+        except DomainError as exc:
+            modeladmin.message_user(request, f"{waiver}: {exc.message}", messages.ERROR)
+        else:
+            modeladmin.message_user(request, f"{waiver}: {done}", messages.SUCCESS)
+
+
+@admin.action(description="Approve the selected waivers (a second person: not their requester)")
+def approve_waivers(modeladmin, request, queryset):
+    _each_waiver(
+        modeladmin, request, queryset, waiver_services.waiver_approve, "approved; profile re-checked"
+    )
+
+
+@admin.action(description="Revoke the selected waivers")
+def revoke_waivers(modeladmin, request, queryset):
+    _each_waiver(modeladmin, request, queryset, waiver_services.waiver_revoke, "revoked")
+
+
 @admin.register(Waiver)
-class WaiverAdmin(admin.ModelAdmin):
-    list_display = ["profile", "rule_id", "granted_by", "expires_at", "revoked_at"]
-    raw_id_fields = ["profile"]
+class WaiverAdmin(ReadOnlyAdmin):
+    list_display = ["profile", "rule_id", "requested_by", "granted_by", "expires_at", "revoked_at"]
+    list_select_related = ["profile__team", "requested_by", "granted_by"]
+    actions = [approve_waivers, revoke_waivers]
+
+    def has_change_permission(self, request, obj=None):
+        # The change list's actions need it; the change form stays read-only (every field is).
+        return request.user.is_active and request.user.is_staff
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        raise PermissionDenied("waivers change only through the approve and revoke actions")
 
 
 @admin.register(Recheck)
-class RecheckAdmin(admin.ModelAdmin):
+class RecheckAdmin(ReadOnlyAdmin):
     list_display = ["id", "cause", "cause_detail", "state", "total", "done", "newly_invalid", "created_at"]
 
 
 @admin.register(Alert)
-class AlertAdmin(admin.ModelAdmin):
+class AlertAdmin(ReadOnlyAdmin):
     list_display = ["recipient", "profile", "state", "attempts", "created_at", "sent_at"]
     list_filter = ["state"]
 
 
-admin.site.register(AlertPreference)
+@admin.register(AlertPreference)
+class AlertPreferenceAdmin(ReadOnlyAdmin):
+    list_display = ["user", "email_alerts"]
