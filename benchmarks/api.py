@@ -309,16 +309,15 @@ def run_python(port: int, endpoint: str, token: str, clients: int, duration: flo
 
 
 def warm_up(run, port: int, endpoint: str, token: str, prefix: str) -> None:
-    """Until every worker answers at once: a new worker parses the fleet's catalog and plans the rule set
-    before its first request (gunicorn.conf.py), and each release or kind met first costs a plan too."""
-    deadline = time.monotonic() + 180
+    """Until every worker answers within 2 s (a cold one takes seconds: a new worker parses the fleet's
+    catalog and plans the rule set, and each release or kind met first costs a plan too), at most 90 s."""
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         result = run(port, endpoint, token, 8, 3.0, prefix)
-        # a cold worker shows as seconds-long outliers; a warm one keeps its p99 within a few p50s
-        if result["requests"] >= 16 and result["p99"] < max(200.0, 5 * result["p50"]):
+        if result["requests"] >= 16 and result["p99"] < 2000:
             return
         prefix += "w"
-    raise SystemExit(f"{endpoint}: the server did not settle within 180 s of warm-up")
+    print(f"{endpoint}: still answering slowly after 90 s of warm-up; measuring anyway", file=sys.stderr)
 
 
 def cpu_seconds(server_pid: int, database: str) -> tuple[float, float]:
@@ -376,7 +375,11 @@ def main() -> None:
                 prefix += "x"
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
     load = os.getloadavg()
     print(
         f"gunicorn config.wsgi {' '.join(extra) or '(gunicorn.conf.py)'}; client {options.client}; "
