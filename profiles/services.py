@@ -27,7 +27,13 @@ from validation.models import Verdict as VerdictRecord
 from validation.models import VllmRelease
 from validation.selectors import catalog_for, reference_pinned, release_get, waived_rule_ids
 from validation.services.rechecks import recheck_start
-from validation.services.verdicts import effective_release, profile_check, profile_document, verdict_record
+from validation.services.verdicts import (
+    effective_release,
+    profile_check,
+    profile_document,
+    verdict_record,
+    verdict_summary,
+)
 
 from .models import Profile, ProfileRevision, Team, TeamMembership
 
@@ -238,16 +244,17 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
         field="team",
     )
     profile = Profile(team=team, owner=actor, revision=1)
-    with reference_pinned():  # the read phase: one query for the release, the fleet and the rule set
+    # One query for the release, the fleet and the rule set; what the save writes changes none of them.
+    with reference_pinned():
         _apply_input(profile, data)
         verdict, release = profile_check(profile)
-    if not verdict.valid:
-        raise ProfileInvalid(verdict)
-    try:
-        with transaction.atomic():
-            _store(profile, actor=actor, verdict=verdict, release=release, cause="created")
-    except IntegrityError as exc:
-        raise _name_taken(profile) from exc
+        if not verdict.valid:
+            raise ProfileInvalid(verdict)
+        try:
+            with transaction.atomic():
+                _store(profile, actor=actor, verdict=verdict, release=release, cause="created", new=True)
+        except IntegrityError as exc:
+            raise _name_taken(profile) from exc
     return profile, verdict
 
 
@@ -260,10 +267,14 @@ def _store(
     cause: str,
     detail: str = "",
     before: dict[str, Any] | None = None,
+    new: bool = False,
 ):
     """Save a profile with its revision's snapshot, its verdict and its audit entry (``before``: the snapshot
     before an edit, None for a new profile), in the caller's transaction; returns the history entry, if the
-    verdict changed."""
+    verdict changed. ``new``: the profile is inserted now (it has no verdict yet)."""
+    if new:
+        for name, value in verdict_summary(verdict).items():
+            setattr(profile, name, value)
     profile.save()
     after = profile_snapshot(profile)
     ProfileRevision.objects.create(profile=profile, revision=profile.revision, data=after, author=actor)
@@ -285,6 +296,7 @@ def _store(
         cause=cause,
         cause_detail=detail,
         actor=actor,
+        new_profile=new,
     )
 
 

@@ -268,6 +268,14 @@ def ruleset_current() -> RuleSet:
     return ruleset
 
 
+def ruleset_numbered(number: int) -> RuleSet | None:
+    """The rule set numbered ``number`` (the pinned current one without a query), None if there is none."""
+    pinned = _pinned.get()
+    if pinned is not None and pinned.ruleset is not None and pinned.ruleset.number == number:
+        return pinned.ruleset
+    return RuleSet.objects.filter(number=number).first()
+
+
 def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
     """The rule set as a pack dict (the engine's input and the YAML export)."""
     rules = []

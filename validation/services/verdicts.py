@@ -27,6 +27,7 @@ from ..selectors import (
     profile_model,
     ruleset_compiled,
     ruleset_current,
+    ruleset_numbered,
 )
 
 # What the engine reads of a profile: its document is built from these fields and its release.
@@ -238,6 +239,16 @@ class ProfileRows:
         )
 
 
+def verdict_summary(verdict: Verdict) -> dict[str, Any]:
+    """What a profile row keeps of its verdict: state and the counts of active errors and warnings."""
+    active = [f for f in verdict.findings if f.is_active]
+    return {
+        "state": verdict.state,
+        "error_count": sum(1 for f in active if f.severity == "error"),
+        "warning_count": sum(1 for f in active if f.severity == "warning"),
+    }
+
+
 def verdict_record(
     *,
     profile,
@@ -248,19 +259,22 @@ def verdict_record(
     cause_detail: str = "",
     actor=None,
     recheck=None,
+    new_profile: bool = False,
 ) -> VerdictChange | None:
-    """Store a profile's current verdict; record a history entry if its state or findings changed."""
-    ruleset = RuleSet.objects.filter(number=ruleset_number).first() if ruleset_number else None
+    """Store a profile's current verdict; record a history entry if its state or findings changed.
+
+    ``new_profile``: the profile was inserted in this transaction with :func:`verdict_summary` of ``verdict``
+    on it, so it has no stored verdict and no rule index yet, and its summary is right already (a save of a
+    new profile then writes its verdict, rules and history entry, and reads nothing)."""
+    ruleset = ruleset_numbered(ruleset_number) if ruleset_number else None
     active = [f for f in verdict.findings if f.is_active]
     new_ids = sorted({f.rule for f in active})
-    previous = VerdictRecord.objects.filter(profile=profile).first()
+    previous = None if new_profile else VerdictRecord.objects.filter(profile=profile).first()
     old_state = previous.state if previous else ""
     old_findings = {(f["rule"], f["message"]): f for f in (previous.findings if previous else [])}
     new_findings = {(f.rule, f.message): f.as_dict() for f in active}
     values = {
-        "state": verdict.state,
-        "error_count": sum(1 for f in active if f.severity == "error"),
-        "warning_count": sum(1 for f in active if f.severity == "warning"),
+        **verdict_summary(verdict),
         "findings": [f.as_dict() for f in verdict.findings],
         "rule_ids": new_ids,
         "ruleset": ruleset,
@@ -268,14 +282,20 @@ def verdict_record(
         "release_catalog_sha256": release.catalog_sha256,
         "profile_revision": profile.revision,
     }
-    VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
+    if new_profile:
+        VerdictRecord.objects.create(profile=profile, **values)
+    else:
+        VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
     if previous is None or sorted(previous.rule_ids) != new_ids:
-        VerdictRule.objects.filter(profile=profile).exclude(rule_id__in=new_ids).delete()
-        VerdictRule.objects.bulk_create(
-            [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in new_ids], ignore_conflicts=True
-        )
-    summary = {k: values[k] for k in ("state", "error_count", "warning_count")}
-    type(profile).objects.filter(pk=profile.pk).update(**summary)
+        if not new_profile:
+            VerdictRule.objects.filter(profile=profile).exclude(rule_id__in=new_ids).delete()
+        if new_ids:
+            VerdictRule.objects.bulk_create(
+                [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in new_ids], ignore_conflicts=True
+            )
+    summary = verdict_summary(verdict)
+    if not new_profile:
+        type(profile).objects.filter(pk=profile.pk).update(**summary)
     for name, value in summary.items():
         setattr(profile, name, value)
     old_active = {k: v for k, v in old_findings.items() if Finding.active_in(v)}
