@@ -143,10 +143,17 @@ def _stamp_sql() -> str:
     )
 
 
+_stamp_sql_built: dict[tuple[str, int], str] = {}
+
+
 def reference_stamp() -> tuple:
     """What the reference data is now, in one query: changes whenever any of it does."""
+    key = (connection.vendor, len(_stamp_parts))
+    sql = _stamp_sql_built.get(key)
+    if sql is None:
+        sql = _stamp_sql_built[key] = _stamp_sql()
     with connection.cursor() as cursor:
-        cursor.execute(_stamp_sql())
+        cursor.execute(sql)
         return tuple(cursor.fetchone())
 
 
