@@ -41,6 +41,7 @@ bench: venv services
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/lint.py
 	$(PY) benchmarks/admission.py
+	$(PY) benchmarks/api.py
 	$(PY) benchmarks/pages.py
 	$(PY) benchmarks/pages_validation.py
 	$(PY) benchmarks/recheck.py

@@ -2,11 +2,12 @@
 
     python benchmarks/admission.py [--requests 1000] [--clients 1] [--database-url URL]
 
-Starts gunicorn as the README runs it (2 workers x 4 threads) on a migrated database of its own
-(``vllm_profiles_bench_admission`` on the local PostgreSQL), sends AdmissionReviews shaped as the API server
-sends them (a Deployment refused by vLLM 0.31.0, one that 0.33.0 accepts, one without vLLM) from ``--clients``
-keep-alive connections, and prints p50, p95, p99 and requests per second after a warm-up. Target: p99 at most
-20 ms (the API server's default webhook timeout is 10 s; admission latency adds to every kubectl apply).
+Starts gunicorn as the README runs it (gunicorn.conf.py: 2 workers x 4 threads) on a migrated database of
+its own (``vllm_profiles_bench_admission`` on the local PostgreSQL), sends AdmissionReviews shaped as the API
+server sends them (a Deployment refused by vLLM 0.31.0, one that 0.33.0 accepts, one without vLLM) from
+``--clients`` keep-alive connections, and prints p50, p95, p99 and requests per second after a warm-up.
+Target: p99 at most 20 ms (the API server's default webhook timeout is 10 s; admission latency adds to every
+kubectl apply).
 """
 
 from __future__ import annotations
@@ -114,11 +115,7 @@ def start_server(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
         "config.wsgi",
         "--bind",
         f"127.0.0.1:{port}",
-        "--workers",
-        "2",
-        "--threads",
-        "4",
-    ]
+    ]  # workers, threads and keep-alive: gunicorn.conf.py, as `make run` and the image use it
     server = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
