@@ -131,7 +131,7 @@ def start_server(env: dict[str, str]) -> tuple[subprocess.Popen, int]:
 
 
 def client_run(port: int, count: int, offset: int) -> list[float]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=180)  # a new worker warms up first
     times = []
     for i in range(count):
         body = BODIES[(offset + i) % len(BODIES)]
