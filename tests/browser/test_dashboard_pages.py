@@ -84,6 +84,7 @@ def test_release_matrix_of_a_profile_and_the_fleet_chart(user_page, user, team, 
     make(user, team, "plain", "vllm serve meta-llama/Llama-3.1-8B-Instruct")
 
     page.goto(f"/profiles/{teacher.pk}/")
+    page.get_by_role("link", name="Check it on every release").click()
     matrix = page.locator("#release-matrix table")
     expect(matrix).to_be_visible(timeout=120_000)
     expect(page.locator("#matrix-0\\.31\\.0")).to_have_attribute("data-state", "invalid")
