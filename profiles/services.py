@@ -522,6 +522,7 @@ def team_member_update(
     permissions.require(
         permissions.can_admin_team(actor, team), "only the team's admins may change members' roles"
     )
+    before = {"user": membership.user.get_username(), "role": membership.role, "watch": membership.watch}
     if role is not None:
         if role not in TeamMembership.Role.values:
             raise DomainError(
@@ -541,7 +542,18 @@ def team_member_update(
         membership.role = role
     if watch is not None:
         membership.watch = watch
-    membership.save(update_fields=["role", "watch"])
+    with transaction.atomic():
+        membership.save(update_fields=["role", "watch"])
+        audit_record(
+            actor=actor,
+            action="membership.update",
+            object_type="membership",
+            object_id=membership.pk,
+            object_repr=f"{membership.user.get_username()} in {team.slug}",
+            team=team,
+            before=before,
+            after={**before, "role": membership.role, "watch": membership.watch},
+        )
     return membership
 
 

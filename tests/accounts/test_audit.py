@@ -180,3 +180,12 @@ def test_audit_page_for_staff_and_team_admins_not_for_others(client, staff, user
 def test_audit_api_refuses_times_out_of_range_naming_the_filter(staff_api, value):
     response = staff_api.get("/api/v1/audit/", {"until": value})
     assert response.status_code == 400 and "until" in response.json()
+
+
+def test_a_role_change_on_the_teams_service_is_recorded(staff, user, team):
+    from profiles.services import team_member_update
+
+    membership = TeamMembership.objects.get(team=team, user=user)
+    team_member_update(actor=staff, membership=membership, role=TeamMembership.Role.VIEWER)
+    event = AuditEvent.objects.filter(action="membership.update").latest("at")
+    assert (event.before["role"], event.after["role"], event.actor) == ("editor", "viewer", staff)
