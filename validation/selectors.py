@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.db.models.expressions import BaseExpression
+from django.db.models.functions import TruncWeek
 from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -37,6 +39,7 @@ from .engine.rules import CompiledRuleSet, compile_ruleset
 from .errors import DomainError, UnknownRelease
 from .models import (
     RULE_FIELDS,
+    Alert,
     FleetSettings,
     Recheck,
     ReleaseCatalog,
@@ -487,3 +490,21 @@ def recheck_throughput(limit: int = 20) -> list[dict[str, Any]]:
             }
         )
     return found
+
+
+def alerts_per_week(user, weeks: int = 12) -> list[dict[str, Any]]:
+    """The user's alerts counted per week (Monday first) over the last ``weeks`` weeks, empty weeks included,
+    oldest first, for the alerts page's chart."""
+    today = timezone.localdate()
+    first = today - timedelta(days=today.weekday(), weeks=weeks - 1)
+    counted = {
+        row["week"].date() if hasattr(row["week"], "date") else row["week"]: row["n"]
+        for row in Alert.objects.filter(recipient=user, created_at__date__gte=first)
+        .annotate(week=TruncWeek("created_at"))
+        .values("week")
+        .annotate(n=Count("id"))
+    }
+    return [
+        {"week": first + timedelta(weeks=i), "count": counted.get(first + timedelta(weeks=i), 0)}
+        for i in range(weeks)
+    ]

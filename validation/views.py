@@ -519,6 +519,7 @@ def alert_list(request):
         {
             "page": page,
             "email_alerts": preference.email_alerts if preference else True,
+            "per_week": selectors.alerts_per_week(request.user),
         },
     )
 

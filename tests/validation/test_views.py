@@ -375,7 +375,7 @@ def test_alert_list_shows_profile_state_cause_and_errors(
 ):
     _alerts_for(user, team, staff, 2)
     Alert.objects.filter(recipient=user).update(state="failed", last_error="SMTPServerDisconnected: gone")
-    with django_assert_max_num_queries(BASE + 3):  # count, page of alerts with joins, preference
+    with django_assert_max_num_queries(BASE + 4):  # count, page of alerts with joins, preference, per week
         response = user_client.get("/alerts/")
     body = response.content.decode()
     assert response.status_code == 200
@@ -387,7 +387,7 @@ def test_alert_list_shows_profile_state_cause_and_errors(
 def test_alert_list_queries_do_not_grow(user_client, user, team, staff, django_assert_max_num_queries):
     _alerts_for(user, team, staff, 12)
     assert Alert.objects.filter(recipient=user).count() == 12
-    with django_assert_max_num_queries(BASE + 3):
+    with django_assert_max_num_queries(BASE + 4):  # + the alerts-per-week chart
         assert user_client.get("/alerts/").status_code == 200
 
 
@@ -562,3 +562,24 @@ def test_release_list_charts_recheck_durations(user_client, user, team):
     assert f'data-recheck="{recheck.pk}"' in body
     seconds = (recheck.finished_at - recheck.started_at).total_seconds()
     assert f"Re-check {recheck.pk} (manual): 3 profiles in {round(max(seconds, 0.001), 2)} s" in body
+
+
+def test_alerts_page_charts_alerts_per_week(user, staff, team):
+    from django.test import Client
+
+    from validation.selectors import release_get
+    from validation.services.fleet import fleet_set_release
+
+    fleet_set_release(release=release_get("0.32.0"), actor=staff)
+    from tests.conftest import SEED_COMMAND
+
+    make_profile(user, team, "teacher", command=SEED_COMMAND, kind="collection")
+    recheck = fleet_set_release(release=release_get("0.31.0"), actor=staff)
+    recheck_run_inline(recheck.pk)
+    client = Client()
+    client.force_login(user)
+    response = client.get("/alerts/")
+    weeks = response.context["per_week"]
+    assert len(weeks) == 12 and weeks[-1]["count"] == 1 and sum(w["count"] for w in weeks) == 1
+    body = response.content.decode()
+    assert f'data-week="{weeks[-1]["week"]:%Y-%m-%d}" data-count="1"' in body

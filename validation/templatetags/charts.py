@@ -67,3 +67,23 @@ def recheck_bars(rechecks: list) -> dict:
         "base": top + height + 14,
         "longest": longest,
     }
+
+
+@register.inclusion_tag("charts/week_bars.html")
+def week_bars(weeks: list) -> dict:
+    """One column per week, its height the number of alerts."""
+    height, column, gap, top = 90, 30, 6, 14
+    most = max((w["count"] for w in weeks), default=0) or 1
+    columns = []
+    for i, w in enumerate(weeks):
+        h = round(height * w["count"] / most, 1)
+        x = i * (column + gap)
+        columns.append({**w, "x": x, "y": top + height - h, "h": h, "mid": x + column / 2})
+    return {
+        "columns": columns,
+        "width": max(len(columns) * (column + gap), column),
+        "height": top + height + 18,
+        "column": column,
+        "base": top + height + 14,
+        "count_y": top - 3,
+    }
