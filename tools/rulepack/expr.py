@@ -141,3 +141,96 @@ def cel_str(text):
 def py_tuple(values):
     """CEL string literal of how Python prints a tuple of strings, e.g. get_args() of a Literal."""
     return cel_str("(" + ", ".join(repr(v) for v in values) + ")")
+
+# ---------------------------------------------------------------------------------------------- model length
+
+# ModelConfig._get_and_verify_max_len (vllm/config/model.py) with the base convertor's
+# derive_max_model_len_and_key, for the configs whose derivation a profile can repeat: a model type without a
+# convertor of its own, max_position_embeddings and no other length key, no text_config, a flat RoPE config
+# (rope_scaling, or transformers 5's rope_parameters). vLLM multiplies by the RoPE factor as a float whenever
+# the (transformers 5) config has RoPE parameters, so the value is a double: vLLM prints 32768.0.
+MC = "model.config"
+LEN_KEYS_OTHER = [
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+]
+# Model types whose config.json is read by the base convertor (no MODEL_ARCH_CONFIG_CONVERTORS entry in any
+# release 0.20.0-0.34.0) and whose length comes from max_position_embeddings.
+MAX_LEN_MODEL_TYPES = [
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "jamba",
+    "deepseek_v2",
+    "deepseek_v3",
+]
+# hf_overrides keys that change the derivation (a length key, the RoPE config, the text config, the type)
+_LEN_OVERRIDE_KEYS = ["max_position_embeddings", *LEN_KEYS_OTHER, "rope_scaling", "rope_parameters"]
+_LEN_OVERRIDE_KEYS += ["text_config", "model_type", "sliding_window"]
+# RoPE types whose factor vLLM does not apply: before 0.30.0 yarn uses original_max_position_embeddings x
+# factor instead; from 0.30.0 the YaRN variants leave max_position_embeddings as it is.
+_NO_FACTOR_OLD = ["su", "longrope", "llama3"]
+_NO_FACTOR_NEW = [*_NO_FACTOR_OLD, "yarn", "deepseek_yarn", "deepseek_llama_scaling"]
+
+_RS = (
+    f"(has({MC}.rope_parameters) && {MC}.rope_parameters != null ? {MC}.rope_parameters : "
+    f"has({MC}.rope_scaling) && {MC}.rope_scaling != null ? {MC}.rope_scaling : {{}})"
+)
+
+
+def _rope_type(rs):
+    return f'(has({rs}.rope_type) ? {rs}.rope_type : has({rs}.type) ? {rs}.type : "default")'
+
+
+_RT = _rope_type(_RS)
+_FACTOR = f"(has({_RS}.factor) && {_RS}.factor != null ? double({_RS}.factor) : 1.0)"
+_MAXPOS = f"double({MC}.max_position_embeddings)"
+_SIMPLE_MAX_LEN = (
+    f"{MC}.model_type in {q(MAX_LEN_MODEL_TYPES)} && "
+    f"has({MC}.max_position_embeddings) && {MC}.max_position_embeddings != null && "
+    f"!has({MC}.text_config) && !has({MC}.position_embedding_type) && "
+    + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
+    + f" && ({_RS} == {{}} || has({_RS}.rope_type) || has({_RS}.type))"
+    + f" && !{arg_true('disable_sliding_window')}"
+)
+
+
+def _overrides_ok(yarn_untouched):
+    """--hf-overrides that leave the derivation as config.json gives it: no key of _LEN_OVERRIDE_KEYS, or
+    (0.30.0+) a YaRN RoPE override on a config without RoPE scaling of its own (the YaRN variants never
+    change the length there)."""
+    ho = "args.hf_overrides"
+    keep = f"!(k in {q(_LEN_OVERRIDE_KEYS)})"
+    if yarn_untouched:
+        yarn = _rope_type(f"{ho}[k]")
+        keep = (
+            f"{keep} || (k in [\"rope_scaling\", \"rope_parameters\"] && type({ho}[k]) == map && "
+            f"{yarn} in {q(['yarn', 'deepseek_yarn'])} && "
+            f"(!has({MC}.rope_scaling) || {MC}.rope_scaling == null) && !has({MC}.rope_parameters))"
+        )
+    return f"(!{A('hf_overrides')} || (type({ho}) == map && {ho}.all(k, {keep})))"
+
+
+def model_max_len(since_0_30):
+    """CEL of vLLM's derived max_model_len (a double), or 0.0 where the profile cannot repeat it."""
+    if since_0_30:
+        value = f"(!({_RT} in {q(_NO_FACTOR_NEW)}) ? {_MAXPOS} * {_FACTOR} : {_MAXPOS})"
+        guard = _SIMPLE_MAX_LEN
+    else:
+        orig = f"{_RS}.original_max_position_embeddings"
+        value = (
+            f'({_RT} == "yarn" ? double({orig}) * {_FACTOR} : '
+            f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_MAXPOS} * {_FACTOR} : {_MAXPOS})"
+        )
+        guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
+    return f"(({guard} && {_overrides_ok(since_0_30)}) ? {value} : 0.0)"

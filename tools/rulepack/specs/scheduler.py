@@ -3,36 +3,25 @@
 from tools.rulepack.expr import A, R, arg_true, cel_str
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
-# _get_and_verify_max_len (vllm/config/model.py) with the base convertor's derive_max_model_len_and_key:
-# identical in 0.20.0-0.34.0 for the simple case checked here (0.30.0 changed only the yarn / per-layer RoPE
-# handling): a model type without its own convertor, max_position_embeddings and no other length key, no
-# text_config, no RoPE scaling other than llama3 (never applied to the length), no --disable-sliding-window,
-# no --hf-overrides, VLLM_ALLOW_LONG_MAX_MODEL_LEN not "1"/"true".
-_MC = "model.config"
-_OTHER_LEN_KEYS = [
-    "n_positions",
-    "max_seq_len",
-    "seq_length",
-    "model_max_length",
-    "max_target_positions",
-    "max_sequence_length",
-    "max_seq_length",
-    "seq_len",
-]
-_SIMPLE_LEN = (
-    f'{_MC}.model_type in ["llama", "mistral", "qwen2", "qwen3", "qwen3_moe"] && '
-    f"has({_MC}.max_position_embeddings) && {_MC}.max_position_embeddings != null && "
-    f"!has({_MC}.text_config) && !has({_MC}.rope_parameters) && !has({_MC}.position_embedding_type) && "
-    + " && ".join(f"!has({_MC}.{k})" for k in _OTHER_LEN_KEYS)
-    + f" && (!has({_MC}.rope_scaling) || {_MC}.rope_scaling == null || "
-    f'(has({_MC}.rope_scaling.rope_type) && {_MC}.rope_scaling.rope_type == "llama3"))'
+# _get_and_verify_max_len (vllm/config/model.py): derived.model_max_len (document.py, built in expr.py) is the
+# length vLLM derives from config.json, 0.0 where a profile cannot repeat the derivation.
+_DERIVED_LEN = "derived.model_max_len"
+_KNOWN_LEN = f"{_DERIVED_LEN} > 0.0"
+# The max_model_len SchedulerConfig sees: the user's, or (unset, or -1 = auto-fit) int(derived) as vLLM sets it.
+_USER_LEN = f"({A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len != -1)"
+_EFFECTIVE_LEN = f"({_USER_LEN} ? args.max_model_len : int({_DERIVED_LEN}))"
+
+# Python's str() of the derived float: 32768.0 (CEL's string() of a double drops an integral value's ".0").
+_PY_FLOAT = (
+    f'({_DERIVED_LEN} == double(int({_DERIVED_LEN})) ? string(int({_DERIVED_LEN})) + ".0" : '
+    f"string({_DERIVED_LEN}))"
 )
 
-# The text vLLM formats into {msg} and {warning} (the same in 0.20.0-0.34.0): in the simple case the derived
-# length is max_position_embeddings and the config has no model_max_length.
+# The text vLLM formats into {msg} and {warning} (the same in 0.20.0-0.34.0): the derived length's key is
+# max_position_embeddings (also for YaRN before 0.30.0), a float, and the config has no model_max_length.
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
-    'max_model_len (max_position_embeddings=" + string(model.config.max_position_embeddings) + '
+    'max_model_len (max_position_embeddings=" + ' + _PY_FLOAT + ' + '
     '" or model_max_length=None in model\'s config.json)."'
 )
 LONG_LEN_WARNING = (
@@ -101,8 +90,9 @@ RULES = [
     R(
         "max-batched-tokens-below-max-model-len",
         "is smaller than max_model_len ({max_model_len}).",
-        f"{A('max_num_batched_tokens')} && {A('max_model_len')} && has(args.enable_chunked_prefill) && "
-        "args.enable_chunked_prefill == false && args.max_num_batched_tokens < args.max_model_len",
+        f"{A('max_num_batched_tokens')} && has(args.enable_chunked_prefill) && "
+        f"args.enable_chunked_prefill == false && ({_USER_LEN} || {_KNOWN_LEN}) && "
+        f"args.max_num_batched_tokens < {_EFFECTIVE_LEN}",
         ["max_num_batched_tokens", "max_model_len", "enable_chunked_prefill"],
         [
             "Raise --max-num-batched-tokens to at least --max-model-len",
@@ -110,13 +100,14 @@ RULES = [
             "Lower --max-model-len",
         ],
         (
-            "Without chunked prefill a prompt must fit in one batch (checked here for an explicit "
-            "max_model_len)."
+            "Without chunked prefill a prompt must fit in one batch (max_model_len: the user's, or the "
+            "length vLLM derives from config.json, the pack's derived model_max_len, when the profile can "
+            "repeat the derivation)."
         ),
         ["scheduler"],
         values={
             "self.max_num_batched_tokens": "effective.max_num_batched_tokens",
-            "max_model_len": "effective.max_model_len",
+            "max_model_len": _EFFECTIVE_LEN,
         },
     ),
     R(
@@ -137,11 +128,10 @@ RULES = [
         "max-model-len-above-derived",
         "{msg} To allow overriding this maximum",
         (
-            f"{A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len != -1 && "
-            f"!{arg_true('disable_sliding_window')} && !{A('hf_overrides')} && "
+            f"{_USER_LEN} && "
             "!(has(env.VLLM_ALLOW_LONG_MAX_MODEL_LEN) && "
             'env.VLLM_ALLOW_LONG_MAX_MODEL_LEN.matches("^\\\\s*(1|(?i:true))\\\\s*$")) && '
-            f"{_SIMPLE_LEN} && double(args.max_model_len) > double({_MC}.max_position_embeddings)"
+            f"{_KNOWN_LEN} && double(args.max_model_len) > {_DERIVED_LEN}"
         ),
         ["max_model_len", "model", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"],
         [
@@ -153,11 +143,11 @@ RULES = [
             "config.json (the smallest of max_position_embeddings and the other length keys, times the RoPE "
             "scaling factor) is refused unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is 1/true. vLLM's text is "
             "'User-specified max_model_len (...) is greater than the derived max_model_len (...)' "
-            "followed by this sentence and a caution. Checked here only for the simple case "
-            "(llama/mistral/qwen2/qwen3/"
-            "qwen3_moe configs with max_position_embeddings, no other length key, no RoPE scaling except "
-            "llama3, no --hf-overrides or --disable-sliding-window); a sentence-transformers config in the "
-            "checkpoint (max_seq_length) would override the length and is not visible to a profile."
+            "followed by this sentence and a caution. Checked where the product can repeat the "
+            "derivation (the pack's derived model_max_len: llama/mistral/mixtral/qwen2/qwen2_moe/qwen3/"
+            "qwen3_moe/jamba/deepseek_v2/deepseek_v3 configs with max_position_embeddings and no other "
+            "length key); a sentence-transformers config in the checkpoint (max_seq_length) would "
+            "override the length and is not visible to a profile."
         ),
         ["scheduler", "model"],
         needs=["model.config"],
