@@ -148,10 +148,10 @@ DERIVED = [
     {
         "name": "model_max_len",
         "description": (
-            "The max_model_len vLLM derives from config.json (ModelConfig._get_and_verify_max_len), a double "
-            "as vLLM prints it (max_position_embeddings times the RoPE factor, 1.0 without one; before 0.30.0 "
-            "a YaRN config gives original_max_position_embeddings times its factor, from 0.30.0 the YaRN "
-            "variants leave max_position_embeddings as it is). 0.0 where a profile cannot repeat the "
+            "The max_model_len vLLM derives from config.json (ModelConfig._get_and_verify_max_len), a double"
+            " as vLLM prints it (max_position_embeddings times the RoPE factor, 1.0 without one; before "
+            "0.30.0 a YaRN config gives original_max_position_embeddings times its factor, from 0.30.0 the "
+            "YaRN variants leave max_position_embeddings as it is). 0.0 where a profile cannot repeat the "
             "derivation: a model type not in tools/rulepack/expr.py's MAX_LEN_MODEL_TYPES, another length "
             "key, a text_config, per-layer RoPE, --disable-sliding-window, or --hf-overrides of a length or "
             "RoPE key (a YaRN override from 0.30.0 excepted). The tokenizer's model_max_length is assumed "

@@ -142,6 +142,7 @@ def py_tuple(values):
     """CEL string literal of how Python prints a tuple of strings, e.g. get_args() of a Literal."""
     return cel_str("(" + ", ".join(repr(v) for v in values) + ")")
 
+
 # ---------------------------------------------------------------------------------------------- model length
 
 # ModelConfig._get_and_verify_max_len (vllm/config/model.py) with the base convertor's
@@ -214,7 +215,7 @@ def _overrides_ok(yarn_untouched):
     if yarn_untouched:
         yarn = _rope_type(f"{ho}[k]")
         keep = (
-            f"{keep} || (k in [\"rope_scaling\", \"rope_parameters\"] && type({ho}[k]) == map && "
+            f'{keep} || (k in ["rope_scaling", "rope_parameters"] && type({ho}[k]) == map && '
             f"{yarn} in {q(['yarn', 'deepseek_yarn'])} && "
             f"(!has({MC}.rope_scaling) || {MC}.rope_scaling == null) && !has({MC}.rope_parameters))"
         )

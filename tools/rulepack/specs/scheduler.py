@@ -1,13 +1,14 @@
 """SchedulerConfig, the model's maximum length, LoRAConfig."""
 
-from tools.rulepack.expr import A, R, arg_true, cel_str
+from tools.rulepack.expr import A, R, cel_str
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
 # _get_and_verify_max_len (vllm/config/model.py): derived.model_max_len (document.py, built in expr.py) is the
 # length vLLM derives from config.json, 0.0 where a profile cannot repeat the derivation.
 _DERIVED_LEN = "derived.model_max_len"
 _KNOWN_LEN = f"{_DERIVED_LEN} > 0.0"
-# The max_model_len SchedulerConfig sees: the user's, or (unset, or -1 = auto-fit) int(derived) as vLLM sets it.
+# The max_model_len SchedulerConfig sees: the user's, or (unset, or -1 = auto-fit) int(derived) as vLLM
+# sets it.
 _USER_LEN = f"({A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len != -1)"
 _EFFECTIVE_LEN = f"({_USER_LEN} ? args.max_model_len : int({_DERIVED_LEN}))"
 
@@ -21,7 +22,7 @@ _PY_FLOAT = (
 # max_position_embeddings (also for YaRN before 0.30.0), a float, and the config has no model_max_length.
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
-    'max_model_len (max_position_embeddings=" + ' + _PY_FLOAT + ' + '
+    'max_model_len (max_position_embeddings=" + ' + _PY_FLOAT + " + "
     '" or model_max_length=None in model\'s config.json)."'
 )
 LONG_LEN_WARNING = (
