@@ -235,3 +235,16 @@ def model_max_len(since_0_30):
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
     return f"(({guard} && {_overrides_ok(since_0_30)}) ? {value} : 0.0)"
+
+
+# ---------------------------------------------------------------------------------------------- hardware
+
+# current_platform.is_device_capability_family(100): compute capability 10.x (data center Blackwell). A
+# profile's hardware.gpu is a GPU model name (e.g. H100-80GB); only names known to be another family count,
+# an unknown name gives no finding.
+_CC10 = "^(?i)(nvidia[ -]?)?g?b(100|200|300)"
+_NOT_CC10 = (
+    "^(?i)(nvidia[ -]?)?(gh200|gh100|h100|h200|h800|h20|a100|a800|a10|a10g|a30|a40|a16|a2|l4|l40|l40s|"
+    "l20|t4|v100|rtx|geforce|quadro|tesla|titan|dgx[ -]?spark)"
+)
+GPU_NOT_CC10 = f'(!hardware.gpu.matches("{_CC10}") && hardware.gpu.matches("{_NOT_CC10}"))'

@@ -47,6 +47,12 @@ def files_for(v):
     ]:
         if os.path.exists(base + p):
             out.append(p)
+    # 0.34.0: each speculator's own configure() checks (e.g. ngram/config.py's prompt_lookup bounds)
+    sd = "vllm/v1/worker/gpu/spec_decode"
+    if os.path.isdir(base + sd):
+        for d in sorted(os.listdir(base + sd)):
+            if os.path.exists(f"{base}{sd}/{d}/config.py"):
+                out.append(f"{sd}/{d}/config.py")
     return out
 
 

@@ -1,6 +1,7 @@
 """The releases the rule-pack tools know (one per catalog in validation/catalogs/), where their sources are
 (VLLM_SRC, one <X.Y.Z>/vllm/ per release) and where the message index is cached (RULEPACK_INDEX)."""
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -15,8 +16,13 @@ CATALOGS = REPO / "validation" / "catalogs"
 VLLM_SRC = Path(
     os.environ.get("VLLM_SRC") or os.environ.get("VLLM_PROFILES_WHEELS") or "~/.cache/vllm-profiles/wheels"
 ).expanduser()
+# The cache's name carries a digest of index.py, so a change to what is indexed (files, assert sites) never
+# reads an index built by an older index.py.
+_INDEXER = hashlib.sha256((TOOLS / "index.py").read_bytes()).hexdigest()[:12]
 INDEX = Path(
-    os.environ.get("RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / "vllm-rulepack-index-2.json")
+    os.environ.get(
+        "RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / f"vllm-rulepack-index-{_INDEXER}.json"
+    )
 )
 RELEASES = sorted((p.stem for p in CATALOGS.glob("*.json")), key=Version)
 if not RELEASES:

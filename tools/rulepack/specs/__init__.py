@@ -74,6 +74,7 @@ TOPICS = (
 
 ORDER = [
     "mrv2-env-var-removed",
+    "env-var-removed",
     "sampling-replay-requires-mrv2",
     "sampling-replay-no-speculative",
     "sampling-replay-adaptive-verification",
@@ -101,6 +102,7 @@ ORDER = [
     "routed-experts-no-context-parallel",
     "routed-experts-no-kv-connector",
     "routed-experts-vs-adaptive-verification",
+    "mamba-stochastic-rounding-triton-requires-cc10",
     "mamba-stochastic-rounding-requires-fp16-ssm-cache",
     "replayssm-no-speculative",
     "replayssm-requires-triton-backend",

@@ -1,9 +1,28 @@
 """Mamba / SSM models: MambaConfig and the SSM cache."""
 
-from tools.rulepack.expr import HAS_SPEC, A, R
+from tools.rulepack.expr import GPU_NOT_CC10, HAS_SPEC, A, R
 from tools.rulepack.profiles import NGRAM
 
 RULES = [
+    R(
+        "mamba-stochastic-rounding-triton-requires-cc10",
+        "Stochastic rounding for Mamba cache with triton backend requires compute capability 10.0",
+        (
+            "effective.enable_mamba_cache_stochastic_rounding == true && "
+            f'string(effective.mamba_backend).matches("^(?i)triton$") && {GPU_NOT_CC10}'
+        ),
+        ["enable_mamba_cache_stochastic_rounding", "mamba_backend", "hardware.gpu"],
+        ["Add --mamba-backend flashinfer", "Drop --enable-mamba-cache-stochastic-rounding"],
+        (
+            "MambaConfig.__post_init__ (run for every model while the engine config is built): the triton "
+            "backend's stochastic rounding uses the cvt.rs PTX instruction of data center Blackwell (compute "
+            "capability 10.x: B200, GB200, B300, GB300). Read from hardware.gpu (a known GPU model name); "
+            "vLLM checks it before the SSM cache dtype."
+        ),
+        ["mamba", "hardware"],
+        needs=["hardware.gpu"],
+        fix={"set": {"mamba_backend": "flashinfer"}},
+    ),
     R(
         "mamba-stochastic-rounding-requires-fp16-ssm-cache",
         "Stochastic rounding for Mamba cache requires the SSM cache to be float16.",
@@ -59,6 +78,16 @@ RULES = [
 ]
 
 CASES = {
+    "mamba-stochastic-rounding-triton-requires-cc10": (
+        dict(
+            args={"enable_mamba_cache_stochastic_rounding": True, "mamba_ssm_cache_dtype": "float16"},
+            hardware={"gpu": "H100-80GB", "gpus_per_node": 8},
+        ),
+        dict(
+            args={"enable_mamba_cache_stochastic_rounding": True, "mamba_ssm_cache_dtype": "float16"},
+            hardware={"gpu": "B200", "gpus_per_node": 8},
+        ),
+    ),
     "mamba-stochastic-rounding-requires-fp16-ssm-cache": (
         {"enable_mamba_cache_stochastic_rounding": True},
         {"enable_mamba_cache_stochastic_rounding": True, "mamba_ssm_cache_dtype": "float16"},

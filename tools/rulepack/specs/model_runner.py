@@ -11,6 +11,7 @@ from tools.rulepack.expr import (
     PARALLEL_DRAFTING,
     UBATCHING,
     R,
+    cel_str,
     join_present,
     q,
     spec_field_true,
@@ -255,7 +256,42 @@ RULES += [
     ),
 ]
 
+# envs.removed_environment_variables (0.34.0): a removed variable and vLLM's migration hint for it.
+_REMOVED_ENV = {
+    "VLLM_MARLIN_INPUT_DTYPE": (
+        "Marlin no longer supports 8-bit activations. Use `--quantization humming` and set the activation "
+        'dtype with VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. \'{"dtype":"int8"}\'.'
+    ),
+}
+_REMOVED_FIRST = "[" + ", ".join(f'"{k}"' for k in _REMOVED_ENV) + "].filter(k, k in env)[0]"
+RULES += [
+    R(
+        "env-var-removed",
+        "{env} has been removed. {hint}",
+        "env.exists(k, k in " + q(list(_REMOVED_ENV)) + ")",
+        ["env.VLLM_MARLIN_INPUT_DTYPE"],
+        ["Unset the variable and follow vLLM's hint"],
+        (
+            "Platform.validate_environ, the first check `vllm serve` runs: from 0.34.0 a variable listed "
+            "in envs.removed_environment_variables is refused with its migration hint."
+        ),
+        ["environment"],
+        values={
+            "env": _REMOVED_FIRST,
+            "hint": "{"
+            + ", ".join(f'"{k}": {cel_str(v)}' for k, v in _REMOVED_ENV.items())
+            + "}["
+            + _REMOVED_FIRST
+            + "]",
+        },
+    ),
+]
+
 CASES = {
+    "env-var-removed": (
+        dict(args={}, env={"VLLM_MARLIN_INPUT_DTYPE": "fp8"}),
+        dict(args={}, env={"VLLM_HUMMING_INPUT_QUANT_CONFIG": '{"dtype":"int8"}'}),
+    ),
     "mrv2-env-var-removed": (
         dict(args={}, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
         dict(args={}, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),

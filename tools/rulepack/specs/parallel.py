@@ -1,7 +1,21 @@
 """Tensor, pipeline and context parallelism, world size, NUMA binding, dual batch overlap (ParallelConfig)."""
 
-from tools.rulepack.expr import HEADS, HISPARSE, KVH, A, R
+from tools.rulepack.expr import HEADS, HISPARSE, KVH, UBATCHING, A, R
 from tools.rulepack.profiles import HIS, m
+
+# ParallelConfig.all2all_backend after __post_init__ (the removed pplx/naive fall back to the default)
+_A2A = (
+    f'({A("all2all_backend")} && !(args.all2all_backend in ["pplx", "naive"]) ? args.all2all_backend : '
+    '"allgather_reducescatter")'
+)
+_DBO_FIX = [
+    "Add --all2all-backend deepep_low_latency (with the DeepEP kernels installed)",
+    "Drop --enable-dbo",
+]
+_DBO_DOC = (
+    "VllmConfig.__post_init__ asserts that microbatching (--enable-dbo, or --ubatch-size > 1) runs on an "
+    "all2all backend that can overlap it; the default backend is allgather_reducescatter."
+)
 
 RULES = [
     R(
@@ -115,6 +129,50 @@ RULES = [
         values={"self.num_ubatches": "effective.enable_dbo == true ? 2 : effective.ubatch_size"},
     ),
     R(
+        "dbo-requires-deepep-all2all",
+        "Microbatching currently only supports the deepep_low_latency and deepep_high_throughput all2all",
+        f'{UBATCHING} && !({_A2A} in ["deepep_low_latency", "deepep_high_throughput"])',
+        ["enable_dbo", "ubatch_size", "all2all_backend"],
+        _DBO_FIX,
+        _DBO_DOC,
+        ["parallelism", "dbo"],
+        values={"a2a_backend": _A2A},
+    ),
+    R(
+        "dbo-requires-deepep-or-nixl-all2all",
+        "Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, and nixl_ep",
+        f'{UBATCHING} && !({_A2A} in ["deepep_low_latency", "deepep_high_throughput", "nixl_ep"])',
+        ["enable_dbo", "ubatch_size", "all2all_backend"],
+        _DBO_FIX,
+        _DBO_DOC,
+        ["parallelism", "dbo"],
+        values={"a2a_backend": _A2A},
+    ),
+    R(
+        "dbo-requires-platform-all2all",
+        "Microbatching currently only supports the {', '.join(supported_backends)} all2all backends on this",
+        f'{UBATCHING} && !({_A2A} in ["deepep_low_latency", "deepep_high_throughput", "nixl_ep"])',
+        ["enable_dbo", "ubatch_size", "all2all_backend"],
+        _DBO_FIX,
+        _DBO_DOC
+        + " On CUDA (the product's target) the list is deepep_low_latency, deepep_high_throughput, nixl_ep.",
+        ["parallelism", "dbo"],
+        values={
+            "', '.join(supported_backends)": '"deepep_low_latency, deepep_high_throughput, nixl_ep"',
+            "a2a_backend": _A2A,
+            "', '.join('--all2all-backend=' + b for b in supported_backends)": (
+                '"--all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, '
+                '--all2all-backend=nixl_ep"'
+            ),
+        },
+        msg_text=(
+            "Microbatching currently only supports the {', '.join(supported_backends)} all2all backends on "
+            "this platform. {a2a_backend} is not supported. To fix use one of "
+            "{', '.join('--all2all-backend=' + b for b in supported_backends)} and install the matching "
+            "kernels."
+        ),
+    ),
+    R(
         "dcp-a2a-requires-dcp",
         "dcp_comm_backend='a2a' requires decode_context_parallel_size > 1.",
         (
@@ -224,6 +282,18 @@ RULES = [
 ]
 
 CASES = {
+    "dbo-requires-deepep-all2all": (
+        {"enable_dbo": True, "enable_expert_parallel": True, "tensor_parallel_size": 2},
+        {"enable_dbo": True, "enable_expert_parallel": True, "all2all_backend": "deepep_low_latency"},
+    ),
+    "dbo-requires-deepep-or-nixl-all2all": (
+        {"ubatch_size": 2, "enable_expert_parallel": True},
+        {"ubatch_size": 2, "enable_expert_parallel": True, "all2all_backend": "nixl_ep"},
+    ),
+    "dbo-requires-platform-all2all": (
+        {"enable_dbo": True, "all2all_backend": "allgather_reducescatter"},
+        {"enable_dbo": True, "all2all_backend": "deepep_high_throughput"},
+    ),
     "hisparse-no-pipeline-parallel": (
         m(HIS, {"pipeline_parallel_size": 2}),
         m(HIS, {"tensor_parallel_size": 2}),

@@ -9,6 +9,7 @@ from tools.rulepack.expr import (
     HAS_RATES,
     HAS_SPEC,
     IDX,
+    PARALLEL_DRAFTING,
     RATES,
     REJECT_METHOD,
     SC,
@@ -21,6 +22,11 @@ from tools.rulepack.expr import (
     sub,
 )
 from tools.rulepack.profiles import ADAPT, NGRAM, SPEC_EAGLE, SYN_ARGS, m, sp
+
+# SpeculativeConfig.method after __post_init__'s renames: the *_mtp aliases become "mtp", "[ngram]" "ngram"
+_METHOD_AFTER_ALIASES = (
+    f'({SC}.method.endsWith("_mtp") ? "mtp" : {SC}.method == "[ngram]" ? "ngram" : {SC}.method)'
+)
 
 # EngineArgs.create_speculative_config: the first shorthand (in this order) whose key the JSON also has
 _SHORTHANDS = [
@@ -329,6 +335,58 @@ RULES = [
         },
     ),
     R(
+        "spec-ngram-lookup-min-le-max-speculator",
+        "prompt_lookup_min={spec.prompt_lookup_min} must be <= prompt_lookup_max={spec.prompt_lookup_max}",
+        (
+            f"{sub('speculative_config', 'prompt_lookup_min')} && "
+            f"{sub('speculative_config', 'prompt_lookup_max')} && "
+            f"{SC}.prompt_lookup_min > {SC}.prompt_lookup_max && "
+            f'(({SPEC_M} && {SC}.method in ["ngram", "[ngram]", "ngram_gpu"]) || '
+            f'(!{SPEC_M} && {sub("speculative_config", "model")} && {SC}.model in ["ngram", "[ngram]"]))'
+        ),
+        ["speculative_config"],
+        ["Make prompt_lookup_min at most prompt_lookup_max"],
+        (
+            "NgramSpeculatorConfig.configure (0.34.0 moved the n-gram checks out of SpeculativeConfig into "
+            "the speculator's config; when only one bound is given the other copies it)."
+        ),
+        ["speculative-decoding"],
+        values={
+            "spec.prompt_lookup_min": f"{SC}.prompt_lookup_min",
+            "spec.prompt_lookup_max": f"{SC}.prompt_lookup_max",
+        },
+    ),
+    R(
+        "spec-parallel-drafting-dflash-dspark-only",
+        "parallel_drafting is only supported by the dflash and dspark methods, not",
+        (f'{PARALLEL_DRAFTING} && {SPEC_M} && !({_METHOD_AFTER_ALIASES} in ["dflash", "dspark"])'),
+        ["speculative_config"],
+        ["Remove parallel_drafting from --speculative-config (dflash and dspark always draft in parallel)"],
+        (
+            "SpeculativeConfig._verify_args: parallel_drafting is deprecated; set to true it is refused for "
+            "any method but dflash and dspark (checked here for an explicit method, after vLLM's aliases)."
+        ),
+        ["speculative-decoding"],
+        fix={"unset": ["speculative_config.parallel_drafting"]},
+        values={"self.method": _METHOD_AFTER_ALIASES},
+    ),
+    R(
+        "spec-mtp-needs-num-speculative-tokens",
+        "num_speculative_tokens must be provided with speculative model unless the draft model config",
+        (
+            f'{SPEC_M} && {_METHOD_AFTER_ALIASES} == "mtp" && '
+            f"!{sub('speculative_config', 'num_speculative_tokens')} && !{sub('speculative_config', 'model')}"
+        ),
+        ["speculative_config"],
+        ["Add num_speculative_tokens to --speculative-config (e.g. 1 per MTP layer)"],
+        (
+            "SpeculativeConfig: MTP drafts from the target model itself, but vLLM only takes the target as "
+            "the draft (whose config would give n_predict) when num_speculative_tokens is set, so an MTP "
+            "config without it and without a draft model is refused in _verify_args."
+        ),
+        ["speculative-decoding"],
+    ),
+    R(
         "spec-tokens-without-model",
         "num_speculative_tokens was provided but without speculative model.",
         f"{sub('speculative_config', 'num_speculative_tokens')} && !{sub('speculative_config', 'model')} && "
@@ -524,6 +582,18 @@ CASES = {
     "spec-synthetic-options-need-synthetic": (
         sp(synthetic_acceptance_length=2.5),
         sp(**SYN_ARGS, synthetic_acceptance_length=2.5),
+    ),
+    "spec-ngram-lookup-min-le-max-speculator": (
+        sp(prompt_lookup_min=5, prompt_lookup_max=2),
+        sp(prompt_lookup_min=2, prompt_lookup_max=5),
+    ),
+    "spec-parallel-drafting-dflash-dspark-only": (
+        sp(parallel_drafting=True),
+        sp(parallel_drafting=False),
+    ),
+    "spec-mtp-needs-num-speculative-tokens": (
+        {"speculative_config": {"method": "mtp"}},
+        {"speculative_config": {"method": "mtp", "num_speculative_tokens": 1}},
     ),
     "spec-ngram-lookup-min-le-max": (
         sp(prompt_lookup_min=5, prompt_lookup_max=2),
