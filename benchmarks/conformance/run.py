@@ -41,7 +41,7 @@ CONF_DIR = os.environ.get("VLLM_CONF_DIR", "/work/vllm-conf")
 VERDICT_DIR = os.path.join(HERE, "vllm_verdicts")
 RESULTS = os.path.join(HERE, "RESULTS.md")
 # Stages of vllm_verdict.py after which a refusal is a "config error" whose message must be matched.
-CONFIG_STAGES = {"validate", "dispatch", "engine_args", "config"}
+CONFIG_STAGES = {"validate", "dispatch", "server_setup", "engine_args", "config"}
 # Per-case keys of a vLLM verdict that are kept in vllm_verdicts/<release>.json (timings are not: they churn).
 KEEP = (
     "id",
@@ -210,6 +210,7 @@ class ProductVerdict:
     findings: list[dict] = field(default_factory=list)
     raw: str = ""
     elapsed_ms: float | None = None  # the product's own check of this configuration (inprocess only)
+    engine_ms: float | None = None  # the engine alone: parse, document, catalog, rule pack (inprocess)
 
     @property
     def errors(self) -> list[dict]:
@@ -338,6 +339,7 @@ class InProcess(Product):
         self.database_url, self.models_dir = database_url, models_dir
         self._tmp = None
         self.configs: dict[str, dict] = {}
+        self._engine: dict[str, tuple] = {}
 
     def available(self) -> tuple[bool, str]:
         if REPO not in sys.path:
@@ -357,6 +359,16 @@ class InProcess(Product):
                 return False, "manage.py migrate failed: " + (p.stderr.strip().splitlines() or [""])[-1]
         os.environ["DATABASE_URL"] = url
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        # The product resolves a draft model's config.json (speculative decoding) the way it does in
+        # production, from the Hugging Face cache: here an offline cache holding the stand-ins' config.json.
+        self._hf = tempfile.TemporaryDirectory(prefix="conformance-hf-")
+        for hub_id, d in standin_models().items():
+            path = os.path.join(self.models_dir, d, "config.json")
+            if os.path.exists(path):
+                hf_cache_add(os.path.join(self._hf.name, "hub"), hub_id, read_text(path))
+        os.environ.update(
+            HF_HOME=self._hf.name, HF_HUB_CACHE=os.path.join(self._hf.name, "hub"), HF_HUB_OFFLINE="1"
+        )
         try:
             import django
 
@@ -400,7 +412,65 @@ class InProcess(Product):
             where = f"{exc.field}: " if exc.field and exc.field not in ("command", "config") else ""
             return ProductVerdict("unparsed", [], f"DomainError: {where}{exc.message}")
         doc = verdict.as_dict()
-        return ProductVerdict("accept" if doc["valid"] else "refuse", doc["findings"], elapsed_ms=elapsed)
+        return ProductVerdict(
+            "accept" if doc["valid"] else "refuse",
+            doc["findings"],
+            elapsed_ms=elapsed,
+            engine_ms=self.engine_time(release, kind, command, fields.get("model_config")),
+        )
+
+    def engine_time(self, release: str, kind: str, command: str, model_config: dict | None) -> float | None:
+        """The engine alone on one configuration (no Django, no database): parse the command line against
+        the release's catalog, build the document, evaluate the compiled rule pack and the catalog checks.
+        The catalog and the compiled pack are loaded once per release, outside the timing."""
+        from validation.engine import lint as engine_lint
+        from validation.engine import parse as engine_parse
+        from validation.engine.types import EngineError
+
+        if release not in self._engine:
+            from validation.selectors import CatalogHistory, catalog_for, ruleset_compiled, ruleset_current
+
+            self._engine[release] = (
+                catalog_for(self.release_get(release)),
+                ruleset_compiled(ruleset_current()),
+                CatalogHistory(),
+            )
+        catalog, compiled, history = self._engine[release]
+        t0 = time.perf_counter()
+        try:
+            parsed = engine_parse.parse_command(command, catalog=catalog)
+            doc = engine_lint.build_document(
+                kind=kind,
+                version=release,
+                model_name=parsed.get("model"),
+                args=parsed.get("args"),
+                env=parsed.get("env"),
+                hardware=STANDIN_HARDWARE,
+                model_config=model_config,
+            )
+            engine_lint.validate(doc, ruleset=compiled, catalog=catalog, history=history)
+        except EngineError:
+            pass  # refused while parsing: that too is the engine's answer
+        return (time.perf_counter() - t0) * 1000
+
+
+def hf_cache_add(cache_dir: str, repo: str, body: str) -> None:
+    """``body`` as ``repo``'s config.json in a Hugging Face hub cache, as hf_hub_download leaves it."""
+    import hashlib
+
+    commit = hashlib.sha1(f"{repo}:{body}".encode()).hexdigest()
+    etag = hashlib.sha256(body.encode()).hexdigest()
+    root = os.path.join(cache_dir, "models--" + repo.replace("/", "--"))
+    os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
+    with open(os.path.join(root, "blobs", etag), "w") as f:
+        f.write(body)
+    snapshot = os.path.join(root, "snapshots", commit)
+    os.makedirs(snapshot, exist_ok=True)
+    if not os.path.exists(os.path.join(snapshot, "config.json")):
+        os.symlink(os.path.join("..", "..", "blobs", etag), os.path.join(snapshot, "config.json"))
+    os.makedirs(os.path.join(root, "refs"), exist_ok=True)
+    with open(os.path.join(root, "refs", "main"), "w") as f:
+        f.write(commit)
 
 
 # What the stand-in platform plugin reports (standins/plugin/), as a product profile's `hardware`.
@@ -577,13 +647,30 @@ def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
         f"{load[2]:.2f} at the end of the run (shared with other sessions: figures are indicative).",
         "",
         "| release | vLLM measured | vLLM import (s) | vLLM cases | vLLM median per configuration (ms) | "
-        "product cases | product median per configuration (ms) | ratio |",
-        "|---|---|---|---|---|---|---|---|",
+        "product cases | product median per configuration (ms) | ratio | engine alone median (ms) | "
+        "engine ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for rel, imp, n, v_med, pn, p_med, when in timings:
+    said = []
+    for rel, imp, n, v_med, pn, p_med, e_med, when in timings:
         ratio = v_med / p_med if p_med else float("inf")
-        lines.append(f"| {rel} | {when} | {imp} | {n} | {v_med:.1f} | {pn} | {p_med:.3f} | {ratio:,.0f} |")
-    lines.append("")
+        e_cell, e_ratio = "-", "-"
+        if e_med:
+            e_cell, e_ratio = f"{e_med:.3f}", f"{v_med / e_med:,.0f}"
+            said.append(f"- product answers {v_med / e_med:,.0f} times faster than vLLM {rel}")
+        lines.append(
+            f"| {rel} | {when} | {imp} | {n} | {v_med:.1f} | {pn} | {p_med:.3f} | {ratio:,.0f} | {e_cell} | "
+            f"{e_ratio} |"
+        )
+    lines += [
+        "",
+        "Engine alone: `validation.engine` without Django or a database (parse the command line against the "
+        "release's catalog, build the document, evaluate the compiled rule pack and the catalog checks), "
+        "catalog and compiled pack loaded once per release. Engine ratio = median vLLM / median engine:",
+        "",
+        *said,
+        "",
+    ]
     return lines
 
 
@@ -690,11 +777,13 @@ def main() -> None:
             pvs = [ProductVerdict("unavailable") for _ in rcases]
 
         p_ms = [p.elapsed_ms for p in pvs if p.elapsed_ms is not None]
+        e_ms = [p.engine_ms for p in pvs if getattr(p, "engine_ms", None) is not None]
         imp, v_ms, when = load_vllm_timings(rel, [c["id"] for c in rcases])
         if not opts.reuse_vllm:
             when = "this run"
         if v_ms and p_ms and not opts.reuse_product:  # the product timed in this run, vLLM on the same cases
-            timings.append((rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), when))
+            e_med = median(e_ms) if e_ms else None
+            timings.append((rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), e_med, when))
 
         rows, agree_n, judged, kinds = [], 0, 0, {}
         for c, v, p in zip(rcases, verdicts, pvs, strict=True):

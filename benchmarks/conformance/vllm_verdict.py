@@ -346,6 +346,13 @@ class Harness:
                 raise RuntimeError("harness: `serve` did not reach a known dispatch point")
             mode, args = dispatched
 
+            if mode in ("api_server", "multi_api_server"):
+                # run_server / run_multi_api_server call setup_server() before the engine: its
+                # validate_api_server_args() refuses an unknown tool-call parser (with
+                # --enable-auto-tool-choice) or reasoning parser. The socket it then binds is left out.
+                stage = "server_setup"
+                self._server_setup_checks(args)
+
             stage = "engine_args"
             engine_args = self.AsyncEngineArgs.from_cli_args(args)
             if mode == "multi_api_server":
@@ -432,6 +439,24 @@ class Harness:
                     f"warning: warm-up with {m} failed: {res['error_class']}: {res['message']}",
                     file=sys.stderr,
                 )
+
+    @staticmethod
+    def _server_setup_checks(args) -> None:
+        """The argument checks of vLLM's own setup_server(), from the module that defines it in this release
+        (entrypoints/launchers/launcher.py from 0.31.0, entrypoints/openai/api_server.py before)."""
+        import importlib
+
+        for name in ("vllm.entrypoints.launchers.launcher", "vllm.entrypoints.openai.api_server"):
+            try:
+                mod = importlib.import_module(name)
+            except ImportError:
+                continue
+            if not hasattr(mod, "setup_server"):
+                continue
+            for fn in ("init_parser_plugin", "validate_api_server_args"):
+                if callable(getattr(mod, fn, None)):
+                    getattr(mod, fn)(args)
+            return
 
     def _dispatch(self, cmd, args):
         """Run ServeSubcommand.cmd(args) with its dispatch targets replaced by a catcher."""
