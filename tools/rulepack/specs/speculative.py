@@ -18,15 +18,33 @@ from tools.rulepack.expr import (
     A,
     R,
     arg_true,
+    q,
     spec_field_true,
     sub,
 )
-from tools.rulepack.profiles import ADAPT, NGRAM, SPEC_EAGLE, SYN_ARGS, m, sp
+from tools.rulepack.profiles import ADAPT, LLAMA, NGRAM, SPEC_EAGLE, SYN_ARGS, m, sp
 
 # SpeculativeConfig.method after __post_init__'s renames: the *_mtp aliases become "mtp", "[ngram]" "ngram"
 _METHOD_AFTER_ALIASES = (
     f'({SC}.method.endsWith("_mtp") ? "mtp" : {SC}.method == "[ngram]" ? "ngram" : {SC}.method)'
 )
+
+# Model types with no MTP layers, which no release's SpeculativeConfig.hf_config_override maps to an MTP type
+_NO_MTP_TYPES = [
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "phi3",
+]
+
+_LLAMA_TYPED = {**LLAMA, "config": {**LLAMA["config"], "model_type": "llama"}}
 
 # EngineArgs.create_speculative_config: the first shorthand (in this order) whose key the JSON also has
 _SHORTHANDS = [
@@ -387,6 +405,27 @@ RULES = [
         ["speculative-decoding"],
     ),
     R(
+        "spec-mtp-target-without-mtp-layers",
+        "Unsupported speculative method: '{self.method}'",
+        (
+            f'{SPEC_M} && {_METHOD_AFTER_ALIASES} == "mtp" && '
+            f"{sub('speculative_config', 'num_speculative_tokens')} && "
+            f"!{sub('speculative_config', 'model')} && "
+            f"has(model.config.model_type) && model.config.model_type in {q(_NO_MTP_TYPES)}"
+        ),
+        ["speculative_config", "model"],
+        ["Use a speculative method the model supports (ngram, or an EAGLE/draft model)"],
+        (
+            "SpeculativeConfig.__post_init__ (0.20.0-0.33.x): MTP drafts with the target model's own MTP "
+            "layers; a model type that hf_config_override does not turn into an MTP draft type is refused. "
+            "Checked for model types that have no MTP layers in any release (llama, mistral, mixtral, qwen2, "
+            "qwen3 and their MoE variants, gemma, phi3); 0.34.0 no longer raises this."
+        ),
+        ["speculative-decoding", "model"],
+        needs=["model.config"],
+        values={"self.method": '"mtp"'},
+    ),
+    R(
         "spec-tokens-without-model",
         "num_speculative_tokens was provided but without speculative model.",
         f"{sub('speculative_config', 'num_speculative_tokens')} && !{sub('speculative_config', 'model')} && "
@@ -590,6 +629,13 @@ CASES = {
     "spec-parallel-drafting-dflash-dspark-only": (
         sp(parallel_drafting=True),
         sp(parallel_drafting=False),
+    ),
+    "spec-mtp-target-without-mtp-layers": (
+        dict(args={"speculative_config": {"method": "mtp", "num_speculative_tokens": 1}}, model=_LLAMA_TYPED),
+        dict(
+            args={"speculative_config": {"method": "mtp", "num_speculative_tokens": 1}},
+            model={**_LLAMA_TYPED, "config": {**_LLAMA_TYPED["config"], "model_type": "deepseek_v3"}},
+        ),
     ),
     "spec-mtp-needs-num-speculative-tokens": (
         {"speculative_config": {"method": "mtp"}},
