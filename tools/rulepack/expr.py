@@ -175,9 +175,8 @@ MAX_LEN_MODEL_TYPES = [
     "deepseek_v2",
     "deepseek_v3",
 ]
-# hf_overrides keys that change the derivation (a length key, the RoPE config, the text config, the type)
-_LEN_OVERRIDE_KEYS = ["max_position_embeddings", *LEN_KEYS_OTHER, "rope_scaling", "rope_parameters"]
-_LEN_OVERRIDE_KEYS += ["text_config", "model_type", "sliding_window"]
+# --hf-overrides need no case of their own: the product applies them to model.config (validation/modelhub.py
+# apply_overrides) before the rules read it, as vLLM applies them to the HF config.
 # RoPE types whose factor vLLM does not apply: before 0.30.0 yarn uses original_max_position_embeddings x
 # factor instead; from 0.30.0 the YaRN variants leave max_position_embeddings as it is.
 _NO_FACTOR_OLD = ["su", "longrope", "llama3"]
@@ -206,22 +205,6 @@ _SIMPLE_MAX_LEN = (
 )
 
 
-def _overrides_ok(yarn_untouched):
-    """--hf-overrides that leave the derivation as config.json gives it: no key of _LEN_OVERRIDE_KEYS, or
-    (0.30.0+) a YaRN RoPE override on a config without RoPE scaling of its own (the YaRN variants never
-    change the length there)."""
-    ho = "args.hf_overrides"
-    keep = f"!(k in {q(_LEN_OVERRIDE_KEYS)})"
-    if yarn_untouched:
-        yarn = _rope_type(f"{ho}[k]")
-        keep = (
-            f'{keep} || (k in ["rope_scaling", "rope_parameters"] && type({ho}[k]) == map && '
-            f"{yarn} in {q(['yarn', 'deepseek_yarn'])} && "
-            f"(!has({MC}.rope_scaling) || {MC}.rope_scaling == null) && !has({MC}.rope_parameters))"
-        )
-    return f"(!{A('hf_overrides')} || (type({ho}) == map && {ho}.all(k, {keep})))"
-
-
 def model_max_len(since_0_30):
     """CEL of vLLM's derived max_model_len (a double), or 0.0 where the profile cannot repeat it."""
     if since_0_30:
@@ -234,7 +217,7 @@ def model_max_len(since_0_30):
             f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_MAXPOS} * {_FACTOR} : {_MAXPOS})"
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
-    return f"(({guard} && {_overrides_ok(since_0_30)}) ? {value} : 0.0)"
+    return f"({guard} ? {value} : 0.0)"
 
 
 # ---------------------------------------------------------------------------------------------- hardware

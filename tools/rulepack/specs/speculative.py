@@ -9,7 +9,6 @@ from tools.rulepack.expr import (
     HAS_RATES,
     HAS_SPEC,
     IDX,
-    PARALLEL_DRAFTING,
     RATES,
     REJECT_METHOD,
     SC,
@@ -375,20 +374,6 @@ RULES = [
         },
     ),
     R(
-        "spec-parallel-drafting-dflash-dspark-only",
-        "parallel_drafting is only supported by the dflash and dspark methods, not",
-        (f'{PARALLEL_DRAFTING} && {SPEC_M} && !({_METHOD_AFTER_ALIASES} in ["dflash", "dspark"])'),
-        ["speculative_config"],
-        ["Remove parallel_drafting from --speculative-config (dflash and dspark always draft in parallel)"],
-        (
-            "SpeculativeConfig._verify_args: parallel_drafting is deprecated; set to true it is refused for "
-            "any method but dflash and dspark (checked here for an explicit method, after vLLM's aliases)."
-        ),
-        ["speculative-decoding"],
-        fix={"unset": ["speculative_config.parallel_drafting"]},
-        values={"self.method": _METHOD_AFTER_ALIASES},
-    ),
-    R(
         "spec-mtp-needs-num-speculative-tokens",
         "num_speculative_tokens must be provided with speculative model unless the draft model config",
         (
@@ -625,10 +610,6 @@ CASES = {
     "spec-ngram-lookup-min-le-max-speculator": (
         sp(prompt_lookup_min=5, prompt_lookup_max=2),
         sp(prompt_lookup_min=2, prompt_lookup_max=5),
-    ),
-    "spec-parallel-drafting-dflash-dspark-only": (
-        sp(parallel_drafting=True),
-        sp(parallel_drafting=False),
     ),
     "spec-mtp-target-without-mtp-layers": (
         dict(args={"speculative_config": {"method": "mtp", "num_speculative_tokens": 1}}, model=_LLAMA_TYPED),
