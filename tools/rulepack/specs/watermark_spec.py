@@ -48,6 +48,20 @@ RULES = [
         fix={"unset": ["speculative_config.rejection_sample_method"]},
     ),
     R(
+        "watermark-parallel-drafting",
+        "Parallel speculative drafting is not supported with watermarking.",
+        f'{WATERMARK} && {HAS_SPEC} && {DRAFT_SAMPLE} == "probabilistic" && {REJECT} == "standard" && '
+        f"!{NO_PARALLEL} && !(derived.spec_method in {q(['dflash', 'dspark'])})",
+        ["watermark_config", "speculative_config"],
+        ["Remove parallel_drafting from speculative_config", "Remove --watermark-config"],
+        "VllmConfig watermarking check (0.30.0 - 0.33.0): parallel drafting (PARD) with a method other than "
+        "dspark (0.33.0: or dflash). Only an explicit parallel_drafting is judged: 0.30.0 - 0.32.0 also "
+        "refuse dflash, which turns it on by itself.",
+        ["watermarking", "speculative-decoding"],
+        range=["0.30.0", "0.33.0"],
+        fix={"unset": ["speculative_config.parallel_drafting"]},
+    ),
+    R(
         "watermark-spec-method-0.30.0",
         "Watermarking supports only autoregressive model-based speculative decoding.",
         f"{BEFORE_METHOD} && !(derived.spec_method in {q(ALL_SUPPORTED)})",
@@ -103,6 +117,10 @@ NGRAM_PROB = {
 METHOD_CASE = (dict(WM, speculative_config=NGRAM_PROB), dict(WM, speculative_config=PROB))
 
 CASES = {
+    "watermark-parallel-drafting": (
+        dict(WM, speculative_config=dict(PROB, parallel_drafting=True)),
+        dict(WM, speculative_config=PROB),
+    ),
     "watermark-spec-method-0.30.0": METHOD_CASE,
     "watermark-spec-method-0.33.0": METHOD_CASE,
     "watermark-spec-draft-sample-probabilistic": (
