@@ -64,6 +64,12 @@ def test_beat_syncs_a_repository_and_mails_the_commit_that_broke_a_profile(
     change = VerdictChange.objects.filter(profile=teacher).latest("pk")
     assert change.to_state == "invalid"
     assert change.cause_detail == f"git {sha[:12]} deploy/teacher.yaml: Move the teacher to 0.31.0"
+    # the worker's save is in the audit log as the worker's, with the version before and after
+    from accounts.models import AuditEvent
+
+    edit = AuditEvent.objects.filter(action="profile.update", object_id=str(teacher.pk)).latest("at")
+    assert edit.via == "worker" and edit.actor is None
+    assert (edit.before["vllm_version"], edit.after["vllm_version"]) == ("0.32.0", "0.31.0")
 
     bodies = wait_for(lambda: smtp.bodies(user.email), timeout=120, what="the alert e-mail")
     assert len(bodies) == 1
