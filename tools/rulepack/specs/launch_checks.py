@@ -94,6 +94,21 @@ RULES = [
         },
     ),
     R(
+        "offline-dp-dense-model",
+        "Offline data parallel mode is not supported/useful for dense models.",
+        '(has(env.VLLM_DP_SIZE) && env.VLLM_DP_SIZE.matches("^[0-9]+$") && int(env.VLLM_DP_SIZE) > 1) && '
+        "!(has(args.data_parallel_size) && args.data_parallel_size != null && "
+        "args.data_parallel_size > 1) && "
+        "!(has(args.data_parallel_size_local) && args.data_parallel_size_local == 0) && "
+        "derived.model_is_moe == false",
+        ["env.VLLM_DP_SIZE", "data_parallel_size"],
+        ["Unset VLLM_DP_SIZE and give --data-parallel-size for online data parallelism", "Use an MoE model"],
+        "ParallelConfig.__post_init__: without --data-parallel-size > 1, the data-parallel size comes from "
+        "VLLM_DP_SIZE (the offline SPMD mode), which only MoE models may use.",
+        ["data-parallel", "environment", "model-config"],
+        needs=["model.config"],
+    ),
+    R(
         "spec-draft-tp-one-or-target",
         "cannot be other value than 1 or target model tensor_parallel_size",
         f"{HAS_SPEC} && {sub('speculative_config', 'model')} && "
@@ -120,6 +135,10 @@ GEMMA2 = {
 EAGLE = {"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}
 
 CASES = {
+    "offline-dp-dense-model": (
+        {"args": {}, "env": {"VLLM_DP_SIZE": "2"}},
+        {"args": {}, "env": {"VLLM_DP_SIZE": "1"}},
+    ),
     "float16-unstable-model-type-0.20.0": (
         {"args": {"dtype": "half"}, "model": dict(GEMMA2, config={"model_type": "plamo2"})},
         {"args": {"dtype": "bfloat16"}, "model": GEMMA2},
