@@ -70,15 +70,17 @@ RULES = [
         msg_text="num_speculative_tokens:{spec.num_speculative_tokens} must be divisible by {n_predict=}",
         message_template=DIV_TEXT,
     ),
-    R(
+    *located(
         "spec-dspark-draft-topk-range",
+        [("0.28.0", "0.33.0"), ("0.34.0", "0.34.0")],
         "dspark_draft_topk must be between 1 and the draft vocabulary size",
         f'{HAS_SPEC} && {MODEL} && derived.spec_method == "dspark" && {TOPK} != null && '
         f"({TOPK} < 1 || {TOPK} > {DVS})",
         ["speculative_config"],
         ["Give dspark_draft_topk between 1 and the draft's vocabulary size"],
-        "SpeculativeConfig.__post_init__ (method 'dspark'): the value from speculative_config, else from the "
-        "draft's config.json, against its draft_vocab_size (or vocab_size).",
+        "SpeculativeConfig.__post_init__ (0.34.0: DSparkSpeculatorConfig.apply_options; method 'dspark'): "
+        "the value from speculative_config, else from the draft's config.json, against its draft_vocab_size "
+        "(or vocab_size).",
         ["speculative-decoding", "dspark", "model-config"],
         needs=["model.draft.config"],
         values={"draft_vocab_size": DVS},
@@ -111,13 +113,16 @@ DIVS = (
 )
 DSP = {"method": "dspark", "model": "org/dspark", "num_speculative_tokens": 8}
 
+TOPK_CASE = (
+    with_draft(dict(DSP, dspark_draft_topk=64000), DSPARK_DRAFT),
+    with_draft(dict(DSP, dspark_draft_topk=64), DSPARK_DRAFT),
+)
+
 CASES = {
     "spec-num-tokens-required-0.21.0": NEEDS,
     "spec-num-tokens-required": NEEDS,
     "spec-num-tokens-divisible-n-predict-0.20.0": DIVS,
     "spec-num-tokens-divisible-n-predict": DIVS,
-    "spec-dspark-draft-topk-range": (
-        with_draft(dict(DSP, dspark_draft_topk=64000), DSPARK_DRAFT),
-        with_draft(dict(DSP, dspark_draft_topk=64), DSPARK_DRAFT),
-    ),
+    "spec-dspark-draft-topk-range-0.28.0": TOPK_CASE,
+    "spec-dspark-draft-topk-range": TOPK_CASE,
 }
