@@ -352,28 +352,6 @@ RULES = [
         },
     ),
     R(
-        "spec-ngram-lookup-min-le-max-speculator",
-        "prompt_lookup_min={spec.prompt_lookup_min} must be <= prompt_lookup_max={spec.prompt_lookup_max}",
-        (
-            f"{sub('speculative_config', 'prompt_lookup_min')} && "
-            f"{sub('speculative_config', 'prompt_lookup_max')} && "
-            f"{SC}.prompt_lookup_min > {SC}.prompt_lookup_max && "
-            f'(({SPEC_M} && {SC}.method in ["ngram", "[ngram]", "ngram_gpu"]) || '
-            f'(!{SPEC_M} && {sub("speculative_config", "model")} && {SC}.model in ["ngram", "[ngram]"]))'
-        ),
-        ["speculative_config"],
-        ["Make prompt_lookup_min at most prompt_lookup_max"],
-        (
-            "NgramSpeculatorConfig.configure (0.34.0 moved the n-gram checks out of SpeculativeConfig into "
-            "the speculator's config; when only one bound is given the other copies it)."
-        ),
-        ["speculative-decoding"],
-        values={
-            "spec.prompt_lookup_min": f"{SC}.prompt_lookup_min",
-            "spec.prompt_lookup_max": f"{SC}.prompt_lookup_max",
-        },
-    ),
-    R(
         "spec-mtp-needs-num-speculative-tokens",
         "num_speculative_tokens must be provided with speculative model unless the draft model config",
         (
@@ -606,10 +584,6 @@ CASES = {
     "spec-synthetic-options-need-synthetic": (
         sp(synthetic_acceptance_length=2.5),
         sp(**SYN_ARGS, synthetic_acceptance_length=2.5),
-    ),
-    "spec-ngram-lookup-min-le-max-speculator": (
-        sp(prompt_lookup_min=5, prompt_lookup_max=2),
-        sp(prompt_lookup_min=2, prompt_lookup_max=5),
     ),
     "spec-mtp-target-without-mtp-layers": (
         dict(args={"speculative_config": {"method": "mtp", "num_speculative_tokens": 1}}, model=_LLAMA_TYPED),
