@@ -7,7 +7,7 @@ from datetime import UTC, timedelta
 import django_filters
 from django import forms
 from django_filters.fields import IsoDateTimeField
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -53,10 +53,24 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     serializer_class = ApiTokenSerializer
 
+    queryset = ApiToken.objects.none()  # for the schema; get_queryset gives the caller's own
+
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ApiToken.objects.none()
         return selectors.tokens_of(self.request.user)
 
-    @extend_schema(request=ApiTokenSerializer, responses={201: ApiTokenCreatedSerializer})
+    @extend_schema(
+        request=ApiTokenSerializer,
+        responses={201: ApiTokenCreatedSerializer},
+        examples=[
+            OpenApiExample(
+                "A read-only token for a CI pipeline",
+                value={"name": "ci-lint", "read_only": True, "expires_at": None},
+                request_only=True,
+            )
+        ],
+    )
     def create(self, request):
         serializer = ApiTokenSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -38,7 +38,10 @@ PRODUCTION = {
 
 
 def _production(script: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, **PRODUCTION, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    # The browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE for Playwright in this process; a production
+    # process never has it, so the child does not inherit it.
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {**inherited, **PRODUCTION, "DJANGO_SETTINGS_MODULE": "config.settings"}
     return subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
