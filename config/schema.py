@@ -34,7 +34,8 @@ ERROR_DESCRIPTIONS = {
     "412": "`If-Match` names an ETag that is no longer the resource's: GET it again",
     "413": "The request body is larger than the server accepts",
     "415": "The request body is not `application/json`",
-    "429": "Too many requests: wait and retry",
+    "429": "Too many requests (API_THROTTLE_USER per token or user, API_THROTTLE_ANON per address): wait "
+    "`Retry-After` seconds and retry",
 }
 
 
@@ -99,6 +100,10 @@ class AutoSchema(openapi.AutoSchema):
             add("413", error)
             add("415", error)
         add("429", error)
+        responses["429"].setdefault("headers", {})["Retry-After"] = {
+            "schema": {"type": "integer"},
+            "description": "Seconds to wait before the next request is accepted",
+        }
 
         if self._is_conditional():
             etag = {"ETag": {"schema": {"type": "string"}, "description": "The representation's validator"}}

@@ -257,6 +257,13 @@ REST_FRAMEWORK = {
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",
     ],
+    # 429 with Retry-After over API_THROTTLE_USER (per token, or per user of a session) or API_THROTTLE_ANON.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "config.throttling.ClientRateThrottle",
+        "config.throttling.AnonRateThrottle",
+    ],
+    # Behind a proxy, the client's address is this many entries from the end of X-Forwarded-For.
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=None),
     "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
@@ -267,6 +274,12 @@ REST_FRAMEWORK = {
     # `?format=` belongs to the export endpoint (command | yaml | json), not to content negotiation.
     "URL_FORMAT_OVERRIDE": None,
 }
+
+# API throttling (config.throttling): requests per signed-in client (each API token, or a session's user) and
+# per anonymous address, as "N/second|minute|hour|day"; empty turns it off. Generous: automation that polls
+# is not a flood; the counts are kept in the default cache (CACHE_URL), shared by every process on Redis.
+API_THROTTLE_USER = env.str("API_THROTTLE_USER", default="3000/minute")
+API_THROTTLE_ANON = env.str("API_THROTTLE_ANON", default="300/minute")
 
 # Hostile input: bodies over API_MAX_BODY_BYTES get a 413 before anything reads them (config.middleware);
 # JSON deeper than API_MAX_JSON_DEPTH levels a 400.
