@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -465,14 +465,28 @@ def team_create(*, actor, slug: str, name: str) -> Team:
     return team
 
 
-def team_set_default_node_type(*, actor, team: Team, name: str) -> Team:
-    """The node type of the team's profiles that choose none; those profiles are re-checked."""
+def _team_locked(team: Team, precondition: Callable[[], None] | None) -> Team:
+    """The team's row, locked until the transaction ends; then the caller's precondition (an ``If-Match``
+    check) under that lock, so that the check and the write that follows are atomic."""
+    locked = Team.objects.select_for_update(of=("self",)).select_related("default_node_type").get(pk=team.pk)
+    if precondition is not None:
+        precondition()
+    return locked
+
+
+def team_set_default_node_type(
+    *, actor, team: Team, name: str, precondition: Callable[[], None] | None = None
+) -> Team:
+    """The node type of the team's profiles that choose none; those profiles are re-checked.
+    ``precondition``: run under the team's row lock before anything is written."""
     permissions.require(
         permissions.can_admin_team(actor, team), "only the team's admins may set its default node type"
     )
-    before = {"default_node_type": team.default_node_type.name if team.default_node_type else ""}
-    team.default_node_type = _node_type(name.strip()) if name.strip() else None
+    node_type = _node_type(name.strip()) if name.strip() else None
     with transaction.atomic():
+        team = _team_locked(team, precondition)
+        before = {"default_node_type": team.default_node_type.name if team.default_node_type else ""}
+        team.default_node_type = node_type
         team.save(update_fields=["default_node_type"])
         audit_record(
             actor=actor,
@@ -489,13 +503,23 @@ def team_set_default_node_type(*, actor, team: Team, name: str) -> Team:
     return team
 
 
-def team_add_member(*, actor, team: Team, user, role: str = TeamMembership.Role.EDITOR, watch: bool = False):
+def team_add_member(
+    *,
+    actor,
+    team: Team,
+    user,
+    role: str = TeamMembership.Role.EDITOR,
+    watch: bool = False,
+    precondition: Callable[[], None] | None = None,
+):
+    """Add a member, or change the role of one. ``precondition``: run under the team's row lock first."""
     permissions.require(permissions.can_admin_team(actor, team), "only the team's admins may add members")
     if role not in TeamMembership.Role.values:
         raise DomainError(
             f"unknown role {role!r}; roles: {', '.join(TeamMembership.Role.values)}", field="role"
         )
     with transaction.atomic():
+        team = _team_locked(team, precondition)
         old = TeamMembership.objects.filter(team=team, user=user).values("role", "watch").first()
         membership, _ = TeamMembership.objects.update_or_create(
             team=team, user=user, defaults={"role": role, "watch": watch}

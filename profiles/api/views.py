@@ -19,6 +19,7 @@ from validation.api.http import (
     conditional,
     etag_of,
     if_match_given,
+    if_match_precondition,
 )
 from validation.models import VerdictChange, Waiver
 from validation.selectors import fleet_release
@@ -307,6 +308,12 @@ class ProfileViewSet(viewsets.ModelViewSet):
             profile.waivers.select_related("granted_by", "requested_by").order_by("pk"), many=True
         ).data
 
+    def _waivers_unchanged(self, request, profile):
+        """The If-Match check again, by the waiver service under the profile's row lock (atomic)."""
+        return if_match_precondition(
+            request, lambda: self._waivers(profile), what=f"the waivers of profile {profile.pk}"
+        )
+
     @extend_schema(methods=["GET"], responses=WaiverSerializer(many=True))
     @extend_schema(
         methods=["POST"],
@@ -340,7 +347,10 @@ class ProfileViewSet(viewsets.ModelViewSet):
         serializer = WaiverSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         waiver = waiver_services.waiver_request(
-            actor=request.user, profile=profile, **serializer.validated_data
+            actor=request.user,
+            profile=profile,
+            precondition=self._waivers_unchanged(request, profile),
+            **serializer.validated_data,
         )
         return Response(
             WaiverSerializer(waiver).data,
@@ -355,7 +365,9 @@ class ProfileViewSet(viewsets.ModelViewSet):
         profile = self.get_object()
         waiver = get_object_or_404(Waiver, pk=waiver_id, profile=profile)
         check_if_match(request, self._waivers(profile), what=f"the waivers of profile {profile.pk}")
-        waiver = waiver_services.waiver_approve(actor=request.user, waiver=waiver)
+        waiver = waiver_services.waiver_approve(
+            actor=request.user, waiver=waiver, precondition=self._waivers_unchanged(request, profile)
+        )
         return Response(WaiverSerializer(waiver).data, headers={"ETag": etag_of(self._waivers(profile))})
 
     @extend_schema(request=None, responses={200: ProfileSerializer})
@@ -372,7 +384,9 @@ class ProfileViewSet(viewsets.ModelViewSet):
         profile = self.get_object()
         waiver = get_object_or_404(Waiver, pk=waiver_id, profile=profile)
         check_if_match(request, self._waivers(profile), what=f"the waivers of profile {profile.pk}")
-        waiver = waiver_services.waiver_revoke(actor=request.user, waiver=waiver)
+        waiver = waiver_services.waiver_revoke(
+            actor=request.user, waiver=waiver, precondition=self._waivers_unchanged(request, profile)
+        )
         return Response(WaiverSerializer(waiver).data, headers={"ETag": etag_of(self._waivers(profile))})
 
 
@@ -414,6 +428,12 @@ class TeamViewSet(
     def retrieve(self, request, *args, **kwargs):
         return conditional(request, TeamSerializer(self.get_object()).data)
 
+    def _unchanged(self, request, team):
+        """The If-Match check again, by the team service under the team's row lock (atomic)."""
+        return if_match_precondition(
+            request, lambda: TeamSerializer(Team.objects.get(pk=team.pk)).data, what=f"team {team.slug}"
+        )
+
     def _changed(self, team) -> Response:
         data = TeamSerializer(Team.objects.get(pk=team.pk)).data
         return Response(data, headers={"ETag": etag_of(data)})
@@ -442,6 +462,7 @@ class TeamViewSet(
             user=serializer.validated_data["username"],
             role=serializer.validated_data["role"],
             watch=serializer.validated_data["watch"],
+            precondition=self._unchanged(request, team),
         )
         return self._changed(team)
 
@@ -458,6 +479,9 @@ class TeamViewSet(
         serializer = TeamNodeTypeSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         services.team_set_default_node_type(
-            actor=request.user, team=team, name=serializer.validated_data["node_type"]
+            actor=request.user,
+            team=team,
+            name=serializer.validated_data["node_type"],
+            precondition=self._unchanged(request, team),
         )
         return self._changed(team)

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from validation import selectors
-from validation.api.http import check_if_match, conditional
+from validation.api.http import check_if_match, conditional, if_match_precondition
 from validation.models import Recheck
 from validation.services import previews
 from validation.services.fleet import fleet_set_release
@@ -54,7 +54,14 @@ class FleetView(APIView):
         serializer.is_valid(raise_exception=True)
         check_if_match(request, {"vllm_version": selectors.fleet_release().version}, what="the fleet")
         release = selectors.release_get(serializer.validated_data["vllm_version"])
-        recheck = fleet_set_release(release=release, actor=request.user)
+        recheck = fleet_set_release(
+            release=release,
+            actor=request.user,
+            # Checked again under the fleet's row lock: of two moves with one ETag, one gets 412.
+            precondition=if_match_precondition(
+                request, lambda: {"vllm_version": selectors.fleet_release().version}, what="the fleet"
+            ),
+        )
         code = status.HTTP_200_OK if recheck is None else status.HTTP_202_ACCEPTED
         response = conditional(request, {"vllm_version": release.version}, code)
         response.data = {"vllm_version": release.version, "recheck": recheck.pk if recheck else None}

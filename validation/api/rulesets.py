@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from accounts import permissions
 from accounts.authentication import TokenScope
 from validation import selectors
-from validation.api.http import StrictFields, check_if_match, conditional, etag_of
+from validation.api.http import StrictFields, check_if_match, conditional, etag_of, if_match_precondition
 from validation.models import RuleSet
 from validation.services import previews, rulesets
 
@@ -79,6 +79,10 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         check_if_match(request, self._data(ruleset), what=f"rule set {ruleset.number}")
         return ruleset
 
+    def _unchanged(self, request, ruleset):
+        """The If-Match check again, by the rule-set service under the rule set's row lock (atomic)."""
+        return if_match_precondition(request, lambda: self._data(ruleset), what=f"rule set {ruleset.number}")
+
     def _etag(self, ruleset) -> dict:
         return {"ETag": etag_of(self._data(ruleset))}
 
@@ -131,14 +135,24 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         ruleset = self._draft(request)
         serializer = RuleSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        rule = rulesets.rule_save(ruleset=ruleset, data=serializer.rule_data(), actor=request.user)
+        rule = rulesets.rule_save(
+            ruleset=ruleset,
+            data=serializer.rule_data(),
+            actor=request.user,
+            precondition=self._unchanged(request, ruleset),
+        )
         return Response(RuleSerializer(rule).data, headers=self._etag(ruleset))
 
     @extend_schema(request=None, responses={204: None})
     @action(detail=True, methods=["delete"], url_path=r"rules/(?P<rule_id>[-a-zA-Z0-9_.]+)")
     def delete_rule(self, request, pk=None, rule_id=None):
         ruleset = self._draft(request)
-        rulesets.rule_delete(ruleset=ruleset, rule_id=rule_id, actor=request.user)
+        rulesets.rule_delete(
+            ruleset=ruleset,
+            rule_id=rule_id,
+            actor=request.user,
+            precondition=self._unchanged(request, ruleset),
+        )
         return Response(status=status.HTTP_204_NO_CONTENT, headers=self._etag(ruleset))
 
     @extend_schema(
@@ -162,7 +176,10 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         serializer = RecordsSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         created = rulesets.ruleset_import_records(
-            ruleset=ruleset, text=serializer.validated_data["records"], actor=request.user
+            ruleset=ruleset,
+            text=serializer.validated_data["records"],
+            actor=request.user,
+            precondition=self._unchanged(request, ruleset),
         )
         return Response(
             RuleSerializer(created, many=True).data,
@@ -181,7 +198,10 @@ class RuleSetViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def publish(self, request, pk=None):
         """Make the draft current and immutable; every profile is re-checked in the background."""
-        recheck = rulesets.ruleset_publish(ruleset=self._draft(request), actor=request.user)
+        ruleset = self._draft(request)
+        recheck = rulesets.ruleset_publish(
+            ruleset=ruleset, actor=request.user, precondition=self._unchanged(request, ruleset)
+        )
         return Response(
             {"recheck": recheck.pk, "ruleset": recheck.ruleset.number}, status=status.HTTP_202_ACCEPTED
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import transaction
 
 from accounts import permissions
@@ -12,10 +14,15 @@ from .rechecks import recheck_start
 
 
 @transaction.atomic
-def fleet_set_release(*, release: VllmRelease, actor) -> Recheck | None:
-    """Move the fleet to ``release`` and re-check the profiles that follow it (None if nothing changed)."""
+def fleet_set_release(
+    *, release: VllmRelease, actor, precondition: Callable[[], None] | None = None
+) -> Recheck | None:
+    """Move the fleet to ``release`` and re-check the profiles that follow it (None if nothing changed).
+    ``precondition`` (an ``If-Match`` check) runs under the fleet's row lock, before anything is written."""
     permissions.require(permissions.can_manage_fleet(actor), "only staff may change the fleet's vLLM release")
     fleet = FleetSettings.objects.select_for_update().first()
+    if precondition is not None:
+        precondition()
     if fleet is None:
         fleet = FleetSettings(default_release=release)
     elif fleet.default_release_id == release.pk:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +189,15 @@ def _require_draft(ruleset: RuleSet) -> None:
         )
 
 
+def _locked(ruleset: RuleSet, precondition: Callable[[], None] | None) -> RuleSet:
+    """The rule set's row, locked until the transaction ends; then the caller's precondition (an ``If-Match``
+    check) under that lock, so that the check and the write that follows are atomic."""
+    locked = RuleSet.objects.select_for_update().get(pk=ruleset.pk)
+    if precondition is not None:
+        precondition()
+    return locked
+
+
 def _touch(ruleset: RuleSet) -> None:
     ruleset.updated_at = timezone.now()
     RuleSet.objects.filter(pk=ruleset.pk).update(updated_at=ruleset.updated_at)
@@ -214,11 +223,19 @@ def _rule_error(exc: Exception) -> DomainError:
 
 
 @transaction.atomic
-def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
+def rule_save(
+    *,
+    ruleset: RuleSet,
+    data: Mapping[str, Any],
+    actor=None,
+    precondition: Callable[[], None] | None = None,
+) -> Rule:
     """Add or change one rule of a draft. The rule's structure is checked and its CEL (condition and message
     template) compiled first; a path its condition reads that no release in its range knows is refused with a
-    did-you-mean (paths only some of them know are warnings: ``selectors.rule_path_issues``)."""
+    did-you-mean (paths only some of them know are warnings: ``selectors.rule_path_issues``).
+    ``precondition`` (here and below): run under the rule set's row lock before anything is written."""
     _require_staff(actor)
+    ruleset = _locked(ruleset, precondition)
     _require_draft(ruleset)
     raw = {k: v for k, v in data.items() if v is not None}
     existing = ruleset.rules.filter(rule_id=raw.get("id")).first()
@@ -256,8 +273,11 @@ def rule_save(*, ruleset: RuleSet, data: Mapping[str, Any], actor=None) -> Rule:
 
 
 @transaction.atomic
-def rule_delete(*, ruleset: RuleSet, rule_id: str, actor=None) -> None:
+def rule_delete(
+    *, ruleset: RuleSet, rule_id: str, actor=None, precondition: Callable[[], None] | None = None
+) -> None:
     _require_staff(actor)
+    ruleset = _locked(ruleset, precondition)
     _require_draft(ruleset)
     before = _rule_state(ruleset.rules.filter(rule_id=rule_id).first())
     deleted, _ = ruleset.rules.filter(rule_id=rule_id).delete()
@@ -268,10 +288,10 @@ def rule_delete(*, ruleset: RuleSet, rule_id: str, actor=None) -> None:
 
 
 @transaction.atomic
-def ruleset_publish(*, ruleset: RuleSet, actor=None):
+def ruleset_publish(*, ruleset: RuleSet, actor=None, precondition: Callable[[], None] | None = None):
     """Make a draft current and immutable, then re-check every profile (enqueued on commit)."""
     _require_staff(actor)
-    ruleset = RuleSet.objects.select_for_update().get(pk=ruleset.pk)
+    ruleset = _locked(ruleset, precondition)
     _require_draft(ruleset)
     missing = list(ruleset.rules.filter(when="", enabled=True).values_list("rule_id", flat=True))
     if missing:
@@ -332,13 +352,16 @@ SEED_FIELDS = {
 
 
 @transaction.atomic
-def ruleset_import_records(*, ruleset: RuleSet, text: str, actor=None) -> list[Rule]:
+def ruleset_import_records(
+    *, ruleset: RuleSet, text: str, actor=None, precondition: Callable[[], None] | None = None
+) -> list[Rule]:
     """Error records (one JSON object a line, docs/error-records.md) become draft rules without a condition.
 
     The records' Python snippets (validationCode, typeGuard) are documentation for the person who writes the
     CEL condition; they are never run. Imported rules are disabled until their condition is written.
     """
     _require_staff(actor)
+    ruleset = _locked(ruleset, precondition)
     _require_draft(ruleset)
     created = []
     for number, line in enumerate(text.splitlines(), start=1):

@@ -7,6 +7,7 @@ The team's admins, staff, or the requester of a pending one may revoke it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from django.db import transaction
@@ -64,14 +65,33 @@ def _snapshot(waiver: Waiver) -> dict:
     }
 
 
+def _lock_waivers_of(profile_id: int, precondition: Callable[[], None] | None) -> None:
+    """Lock the profile's row (its waivers change as one resource), then run the caller's precondition
+    (an ``If-Match`` check) under that lock, so that a check and the write that follows it are atomic."""
+    profiles = Waiver._meta.get_field("profile").remote_field.model  # validation does not import profiles
+    profiles.objects.select_for_update().filter(pk=profile_id).values_list("pk", flat=True).first()
+    if precondition is not None:
+        precondition()
+
+
 def _recheck_now(profile) -> Recheck:
     """A waiver changes one profile's outcome: re-check it right away, through the same code path."""
     return recheck_start(cause="waiver", verdicts=Verdict.objects.filter(profile=profile), inline=True)
 
 
 @transaction.atomic
-def waiver_request(*, actor, profile, rule_id: str, reason: str, expires_at: datetime) -> Waiver:
-    """A pending waiver: it waives nothing until someone else approves it (``waiver_approve``)."""
+def waiver_request(
+    *,
+    actor,
+    profile,
+    rule_id: str,
+    reason: str,
+    expires_at: datetime,
+    precondition: Callable[[], None] | None = None,
+) -> Waiver:
+    """A pending waiver: it waives nothing until someone else approves it (``waiver_approve``).
+    ``precondition`` (here and below): run under the profile's row lock before anything is written."""
+    _lock_waivers_of(profile.pk, precondition)
     permissions.require(
         permissions.can_request_waiver(actor, profile), "only the team's editors may request waivers"
     )
@@ -87,7 +107,8 @@ def waiver_request(*, actor, profile, rule_id: str, reason: str, expires_at: dat
 
 
 @transaction.atomic
-def waiver_approve(*, actor, waiver: Waiver) -> Waiver:
+def waiver_approve(*, actor, waiver: Waiver, precondition: Callable[[], None] | None = None) -> Waiver:
+    _lock_waivers_of(waiver.profile_id, precondition)
     waiver = Waiver.objects.select_for_update().select_related("profile").get(pk=waiver.pk)
     if not waiver.pending:
         raise DomainError("this waiver is not pending (approved or revoked already)", code="conflict")
@@ -110,7 +131,8 @@ def waiver_approve(*, actor, waiver: Waiver) -> Waiver:
 
 
 @transaction.atomic
-def waiver_revoke(*, actor, waiver: Waiver) -> Waiver:
+def waiver_revoke(*, actor, waiver: Waiver, precondition: Callable[[], None] | None = None) -> Waiver:
+    _lock_waivers_of(waiver.profile_id, precondition)
     waiver = Waiver.objects.select_for_update().select_related("profile").get(pk=waiver.pk)
     if waiver.revoked_at is not None:
         raise DomainError("this waiver is revoked already", code="conflict")
