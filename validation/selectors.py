@@ -16,6 +16,8 @@ consult and a window between the commit and the bump.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.expressions import BaseExpression
@@ -32,10 +35,12 @@ from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from .engine import lint as engine_lint
+from .engine import store
 from .engine.catalog import Catalog
 from .engine.cel_paths import PathIssue, check_paths
 from .engine.checks import HistoryIndex
 from .engine.rules import CompiledRuleSet, compile_ruleset
+from .engine.store import engine_fingerprint
 from .errors import DomainError, UnknownRelease
 from .models import (
     RULE_FIELDS,
@@ -205,8 +210,12 @@ def catalog_for(release: VllmRelease) -> Catalog | None:
     cached = _catalog_cache.get(release.pk)
     if cached and cached[0] == release.catalog_sha256:
         return cached[1]
-    data = ReleaseCatalog.objects.values_list("data", flat=True).get(release_id=release.pk)
-    catalog = Catalog.from_dict(data)
+    store_key = f"{_STORE_PREFIX}:catalog:{release.catalog_sha256}:{engine_fingerprint()}"
+    catalog = _store_get(store_key)
+    if not isinstance(catalog, Catalog):
+        data = ReleaseCatalog.objects.values_list("data", flat=True).get(release_id=release.pk)
+        catalog = Catalog.from_dict(data)
+        _store_set(store_key, catalog)
     with _cache_lock:
         _catalog_cache[release.pk] = (release.catalog_sha256, catalog)
     return catalog
@@ -305,10 +314,16 @@ def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
 
 
 _compiled_cache: dict[int, tuple[Any, CompiledRuleSet]] = {}
+# id of a compiled rule set -> (its key in Django's cache, how many release plans the cache holds of it)
+_compiled_stored: dict[int, tuple[str, int]] = {}
 
 
 def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
-    """Compile once per rule set version (drafts: once per edit)."""
+    """Compile once per rule set version (drafts: once per edit).
+
+    A process that has not compiled it yet loads it, with the release plans another process built, from
+    Django's cache (``engine.store``: keyed by the pack's content, the engine and the catalogs), and
+    compiles it only if no process has; :func:`ruleset_keep_compiled` puts it there."""
     key = ruleset.updated_at
     cached = _compiled_cache.get(ruleset.pk)
     if cached and cached[0] == key:
@@ -316,10 +331,57 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
     pack = ruleset_pack(ruleset)
     # Imported records wait for a person to write their condition; until then they cannot run.
     pack["rules"] = [r for r in pack["rules"] if r.get("when")]
-    compiled = compile_ruleset(pack, version_id=ruleset.number)
+    store_key = _compiled_store_key(pack)
+    compiled = _store_get(store_key)
+    if isinstance(compiled, CompiledRuleSet) and compiled.version_id == ruleset.number:
+        plans = len(compiled._plans)
+    else:
+        compiled = compile_ruleset(pack, version_id=ruleset.number)
+        plans = -1
     with _cache_lock:
         _compiled_cache[ruleset.pk] = (key, compiled)
+        _compiled_stored[id(compiled)] = (store_key, plans)
     return compiled
+
+
+def ruleset_keep_compiled() -> None:
+    """Put every rule set this process compiled or planned a new release of into Django's cache, for the
+    next process (a web or worker process starting, `manage.py lint`). Never fails: a cache that is down
+    only means the next process compiles again."""
+    for _key, compiled in list(_compiled_cache.values()):
+        store_key, plans = _compiled_stored.get(id(compiled), ("", 0))
+        if store_key and len(compiled._plans) > plans:
+            data = store.dumps(compiled)
+            if data is not None and _store_set(store_key, data):
+                _compiled_stored[id(compiled)] = (store_key, len(compiled._plans))
+
+
+_STORE_PREFIX = "vllm-profiles:engine"
+_STORE_TIMEOUT = 30 * 24 * 3600
+
+
+def _compiled_store_key(pack: Mapping[str, Any]) -> str:
+    digest = hashlib.sha256(json.dumps(pack, sort_keys=True, default=str).encode())
+    digest.update(engine_fingerprint().encode())
+    releases = VllmRelease.objects.exclude(catalog_sha256="").values_list("version", "catalog_sha256")
+    digest.update(repr(sorted(releases)).encode())
+    return f"{_STORE_PREFIX}:ruleset:{digest.hexdigest()}"
+
+
+def _store_get(key: str) -> Any:
+    try:
+        value = cache.get(key)
+        return store.loads(value) if isinstance(value, bytes) else value
+    except Exception:  # a cache that is down, or holds what this code cannot read: compute instead
+        return None
+
+
+def _store_set(key: str, value: Any) -> bool:
+    try:
+        cache.set(key, value, _STORE_TIMEOUT)
+    except Exception:  # never fail a validation for the cache
+        return False
+    return True
 
 
 # ---- waivers
@@ -411,6 +473,7 @@ def warm_up() -> None:
                 kind="serving", version=current.fleet.version, model_name="warm-up", args={}
             )
             ruleset_compiled(current.ruleset).evaluate(doc, catalog=catalog_for(current.fleet))
+            ruleset_keep_compiled()
     connection.close()  # the request threads open their own connections
 
 

@@ -246,3 +246,26 @@ def test_the_benchmark_profiles_get_the_plain_verdicts_with_the_whole_pack():
                 doc, ruleset=ruleset, catalog=catalogs[doc["vllm"]["version"]], history=catalogs
             )
             assert verdict.as_dict() == reference.as_dict()
+
+
+def test_a_stored_rule_set_gives_the_verdicts_of_the_one_it_was_stored_from():
+    """The servers and `manage.py lint` load a compiled rule set with its release plans from a cache
+    (``engine.store``) instead of compiling it: loaded, it gives the same findings as compiled afresh, and it
+    carries no outcome the storing process had memoised."""
+    from benchmarks.engine import generate
+    from validation.engine import store
+
+    catalogs = {p.stem: Catalog.load(p) for p in sorted(CATALOG_DIR.glob("*.json"))}
+    ruleset = compile_ruleset(load_pack(BUILTIN_PACK))
+    docs = generate(catalogs, 150, 7)
+    expected = [
+        validate(d, ruleset=ruleset, catalog=catalogs[d["vllm"]["version"]], history=catalogs) for d in docs
+    ]
+    data = store.dumps(ruleset)
+    assert data is not None
+    loaded = store.loads(data)
+    assert set(loaded._plans) == set(ruleset._plans)
+    assert all(not any(plan.outcomes) for plan in loaded._plans.values())
+    for doc, reference in zip(docs, expected, strict=True):
+        verdict = validate(doc, ruleset=loaded, catalog=catalogs[doc["vllm"]["version"]], history=catalogs)
+        assert verdict.as_dict() == reference.as_dict()

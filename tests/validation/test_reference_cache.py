@@ -185,3 +185,19 @@ def _catalog(version: str) -> dict:
     from validation.services.releases import CATALOG_DIR
 
     return json.loads((CATALOG_DIR / f"{version}.json").read_text())
+
+
+def test_a_process_that_has_not_compiled_the_rule_set_loads_it_from_the_cache(api, monkeypatch):
+    """What one process compiled and planned (`manage.py lint`, a web worker's warm-up) serves the next
+    from Django's cache: it answers the same without compiling the rule set again."""
+    from validation import selectors
+
+    first = validate(api, "vllm serve m --tensor-parallel-size 3 --enforce-eager")
+    selectors.ruleset_keep_compiled()
+    monkeypatch.setattr(selectors, "_compiled_cache", {})
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(selectors, "compile_ruleset", no_compiling)
+    assert validate(api, "vllm serve m --tensor-parallel-size 3 --enforce-eager") == first

@@ -16,6 +16,7 @@ once with the rule set; nothing is ever run as Python.
 
 from __future__ import annotations
 
+import copyreg
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -251,6 +252,14 @@ class LazyProgram:
         if program is None:
             program = self._program = compile_cel(self.source)
         return program.execute(context)
+
+
+def _reduce_program(program: cel.Program) -> tuple[type[LazyProgram], tuple[str]]:
+    return LazyProgram, (program.source,)
+
+
+# A compiled program pickles as its source too (the server keeps its compiled rule sets: engine.store).
+copyreg.pickle(cel.Program, _reduce_program)
 
 
 @lru_cache(maxsize=4096)

@@ -702,6 +702,15 @@ class _ReleasePlan:
         self.wanted_cache = {}
         self.outcomes = tuple({} for _ in self.rules)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its memoised outcomes and selections (``engine.store``): only what planning
+        computed, whatever the process had validated before."""
+        state = dict(self.__dict__)
+        state["outcomes"] = tuple({} for _ in self.rules)
+        state["selections"] = {}
+        state["wanted_cache"] = {}
+        return state
+
     def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read: only those are converted into CEL values."""
         return _union_reads(self.reads[position] for position in run)

@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import pickle
-import sys
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -110,18 +109,11 @@ class ShippedData:
 
     @cached_property
     def _compiled_path(self) -> Path:
-        import cel
-        import packaging
+        from validation.engine.store import engine_fingerprint
 
         digest = hashlib.sha256(self._pack_raw)
-        digest.update(f"{sys.version}|{packaging.__version__}".encode())
-        for source in sorted((PACKAGE_ROOT / "engine").glob("*.py")):
-            digest.update(source.name.encode())
-            digest.update(source.read_bytes())
-        for path in (
-            *sorted(Path(cel.__file__).parent.glob("*.so")),
-            *sorted(self.catalog_dir.glob("*.json")),
-        ):
+        digest.update(engine_fingerprint().encode())
+        for path in sorted(self.catalog_dir.glob("*.json")):
             stat = path.stat()
             digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
         return _cache_dir() / "rulesets" / f"{digest.hexdigest()}.pickle"

@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from profiles import services as profile_services
 from validation.errors import DomainError, UnknownRelease
+from validation.selectors import ruleset_keep_compiled
 
 
 class Command(BaseCommand):
@@ -54,6 +55,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        try:
+            self._handle(options)
+        finally:
+            # The rule set compiled and planned here serves the next call (and the servers) from the cache.
+            ruleset_keep_compiled()
+
+    def _handle(self, options):
         paths = list(options["paths"])
         hardware_items = list(options["hardware"])
         if not paths and hardware_items and "=" not in hardware_items[-1]:
