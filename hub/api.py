@@ -117,7 +117,7 @@ class ModelConfigViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
                 config=values["config"],
             )
         else:
-            row = services.model_config_fetch(values["repo"].strip(), values["revision"].strip())
+            row = services.model_config_fetch(values["repo"].strip(), values["revision"].strip(), force=True)
         return Response(ModelConfigSerializer(row).data, status=status.HTTP_201_CREATED)
 
     @action(detail=True, methods=["post"])

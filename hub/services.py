@@ -47,10 +47,11 @@ def _store(repo: str, revision: str, **values: Any) -> ModelConfig:
     raise HubError(f"could not store the config of {repo}")  # pragma: no cover - needs three racing writers
 
 
-def model_config_fetch(repo: str, revision: str = "") -> ModelConfig:
+def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) -> ModelConfig:
     """Resolve now (local directory, HF cache or Hub) and store the outcome. A failure keeps the last good
-    config of the row, if any, and records the error."""
-    result = modelhub.resolve(repo, revision)
+    config of the row, if any, and records the error. ``force``: ask the Hub even if it was unreachable a
+    moment ago (an explicit refresh; otherwise modelhub answers from the cache alone for a few minutes)."""
+    result = modelhub.resolve(repo, revision, force=force)
     if result.config is not None:
         return _store(
             repo,
@@ -73,7 +74,7 @@ def model_config_for(ref: modelhub.ModelRef, *, refresh: bool = False) -> ModelC
     )
     local = row is not None and row.source == ModelConfig.Source.LOCAL
     if row is None or refresh or stale_failure or local:
-        row = model_config_fetch(ref.repo, ref.revision)
+        row = model_config_fetch(ref.repo, ref.revision, force=refresh)
     return row
 
 
@@ -105,7 +106,7 @@ def profiles_recheck(config: ModelConfig):
 def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
     """Fetch a stored config again; the profiles that read it are re-checked when it changed."""
     before = (config.config, config.error)
-    config = model_config_fetch(config.repo, config.revision)
+    config = model_config_fetch(config.repo, config.revision, force=True)
     if (config.config, config.error) != before:
         profiles_recheck(config)
     return config

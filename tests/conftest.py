@@ -5,6 +5,7 @@ from rest_framework.test import APIClient
 from profiles.models import TeamMembership
 from profiles.services import team_add_member, team_create
 from tests import vllm_sources
+from validation import modelhub
 
 # In CI a skipped test fails the run unless tests/allowed_skips.txt lists it with a reason; pytester tests that.
 pytest_plugins = ["tests.skip_policy", "pytester"]
@@ -30,6 +31,7 @@ def _offline_hugging_face(monkeypatch, _empty_hf_home):
     monkeypatch.setenv("HF_HOME", str(_empty_hf_home))
     for name in ("HF_HUB_CACHE", "HF_ENDPOINT", "HF_TOKEN"):
         monkeypatch.delenv(name, raising=False)
+    modelhub.forget_unreachable()  # a Hub one test made unreachable is asked again by the next
 
 
 @pytest.fixture

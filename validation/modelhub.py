@@ -12,6 +12,12 @@ Only ``config.json`` is ever fetched, with ``huggingface_hub.hf_hub_download``, 
 ``HF_TOKEN``, ``HF_HOME``/``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE=1`` (then the local cache alone is used), read
 from the environment at each call. A fetch never takes longer than its deadline: it runs in a daemon thread,
 and a Hub that does not answer in time is an error like any other, never a hang.
+
+Saves and ``POST /api/v1/validate/`` fetch in the request, so a Hub that cannot be reached must cost little:
+one ``HEAD`` without huggingface_hub's retries (which back off 1 + 2 + 4 + 8 s when nothing is cached), and a
+Hub endpoint that refused or dropped the connection is remembered for ``VLLM_PROFILES_HF_UNREACHABLE_TTL``
+seconds (default 300, per process): meanwhile only the local cache is read and the rules that need the config
+say "could not verify", with an info finding saying why. An explicit refresh (``force=True``) tries again.
 """
 
 from __future__ import annotations
@@ -28,7 +34,10 @@ from pathlib import Path
 from typing import Any
 
 CONFIG_NAME = "config.json"
-DEFAULT_TIMEOUT = 10.0  # seconds for a whole fetch (VLLM_PROFILES_HF_TIMEOUT)
+DEFAULT_TIMEOUT = 5.0  # seconds for a whole fetch (VLLM_PROFILES_HF_TIMEOUT)
+DEFAULT_UNREACHABLE_TTL = (
+    300.0  # seconds an unreachable Hub is not asked again (VLLM_PROFILES_HF_UNREACHABLE_TTL)
+)
 # Speculative methods whose `model` is not a model repository (vLLM builds no draft ModelConfig for them).
 NO_DRAFT_MODEL = frozenset({"ngram", "[ngram]", "ngram_gpu", "suffix", "custom_class"})
 
@@ -65,6 +74,7 @@ class HubSettings:
     offline: bool
     timeout: float
     offline_reason: str = "HF_HUB_OFFLINE=1"
+    unreachable_ttl: float = DEFAULT_UNREACHABLE_TTL
 
     @classmethod
     def from_env(
@@ -88,6 +98,10 @@ class HubSettings:
             timeout = float(env.get("VLLM_PROFILES_HF_TIMEOUT") or DEFAULT_TIMEOUT)
         except ValueError:
             timeout = DEFAULT_TIMEOUT
+        try:
+            ttl = float(env.get("VLLM_PROFILES_HF_UNREACHABLE_TTL") or DEFAULT_UNREACHABLE_TTL)
+        except ValueError:
+            ttl = DEFAULT_UNREACHABLE_TTL
         return cls(
             endpoint=(env.get("HF_ENDPOINT") or "").rstrip("/") or None,
             token=env.get("HF_TOKEN") or None,
@@ -95,7 +109,12 @@ class HubSettings:
             offline=offline or force_offline,
             timeout=max(timeout, 0.1),
             offline_reason="HF_HUB_OFFLINE=1" if offline else "the cache alone is read",
+            unreachable_ttl=max(ttl, 0.0),
         )
+
+    @property
+    def where(self) -> str:
+        return self.endpoint or "https://huggingface.co"
 
 
 def _json_value(value: Any) -> Any:
@@ -195,15 +214,18 @@ def _read_local(directory: Path) -> Resolution:
         return Resolution(None, "", error=str(exc))
 
 
-def resolve(repo: str, revision: str = "", *, settings: HubSettings | None = None) -> Resolution:
-    """config.json of a local directory or a Hugging Face repository at ``revision``; never raises."""
+def resolve(
+    repo: str, revision: str = "", *, settings: HubSettings | None = None, force: bool = False
+) -> Resolution:
+    """config.json of a local directory or a Hugging Face repository at ``revision``; never raises.
+    ``force``: ask the Hub even if it was found unreachable a moment ago (an explicit refresh)."""
     settings = settings or HubSettings.from_env()
     local = Path(os.path.expanduser(repo))
     if local.is_dir():
         return _read_local(local)
     if _looks_like_path(repo):
         return Resolution(None, "", error=f"no such local directory {repo}")
-    return _fetch(repo, revision, settings)
+    return _fetch(repo, revision, settings, force=force)
 
 
 def _commit_of(path: str) -> str:
@@ -213,12 +235,90 @@ def _commit_of(path: str) -> str:
     return ""
 
 
-def _download(repo: str, revision: str, settings: HubSettings) -> str:
-    from huggingface_hub import constants, hf_hub_download
+# Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
+_unreachable: dict[str, tuple[float, str]] = {}
+_unreachable_lock = threading.Lock()
+
+
+class HubUnreachable(Exception):
+    """The Hub endpoint cannot be connected to (now, or a moment ago); the cache does not hold the file."""
+
+
+def unreachable_since(settings: HubSettings) -> str | None:
+    """Why the Hub of ``settings`` is not asked now (it was unreachable a moment ago), else None."""
+    with _unreachable_lock:
+        entry = _unreachable.get(settings.where)
+        if entry is None:
+            return None
+        if entry[0] <= time.monotonic():
+            del _unreachable[settings.where]
+            return None
+        return entry[1]
+
+
+def _remember_unreachable(settings: HubSettings, why: str) -> None:
+    if settings.unreachable_ttl > 0:
+        with _unreachable_lock:
+            _unreachable[settings.where] = (time.monotonic() + settings.unreachable_ttl, why)
+
+
+def forget_unreachable() -> None:
+    """Ask every Hub again at the next fetch (tests; a refresh clears its own endpoint)."""
+    with _unreachable_lock:
+        _unreachable.clear()
+
+
+# The HTTP client's exceptions for "no connection at all" (refused, no route, DNS, connect time-out), by name:
+# huggingface_hub's HTTP client (httpx, or its fork httpx2) is its own business.
+_CANNOT_CONNECT = frozenset({"ConnectError", "ConnectTimeout"})
+
+
+def _cannot_connect(exc: BaseException) -> bool:
+    return any(cls.__name__ in _CANNOT_CONNECT for cls in type(exc).__mro__)
+
+
+def _cached_only(repo: str, revision: str, settings: HubSettings, why: str) -> str:
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return hf_hub_download(
+            repo,
+            CONFIG_NAME,
+            revision=revision or None,
+            cache_dir=settings.cache_dir,
+            local_files_only=True,
+        )
+    except LocalEntryNotFoundError:
+        raise HubUnreachable(why) from None
+
+
+def _download(repo: str, revision: str, settings: HubSettings, *, force: bool = False) -> str:
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
 
     # huggingface_hub reads HF_HUB_OFFLINE once, at import; a long-running process follows the environment
     # it has now (the request hook refuses every request while the flag is set).
     constants.HF_HUB_OFFLINE = settings.offline
+    if not settings.offline:
+        why = None if force else unreachable_since(settings)
+        if why is not None:
+            return _cached_only(repo, revision, settings, why)
+        # One HEAD, no retries: hf_hub_download alone backs off for 15 s when the Hub cannot be reached and
+        # nothing is cached. Its HTTP answers (404, gated, ...) are raised here as they would be there.
+        url = hf_hub_url(repo, CONFIG_NAME, revision=revision or None, endpoint=settings.endpoint)
+        try:
+            get_hf_file_metadata(
+                url, token=settings.token, timeout=max(settings.timeout - 0.2, 0.1), retry_on_errors=False
+            )
+        except Exception as exc:
+            if not _cannot_connect(exc):
+                raise
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            why = f"{settings.where} cannot be reached ({text})"
+            _remember_unreachable(settings, why)
+            return _cached_only(repo, revision, settings, why)
+        with _unreachable_lock:
+            _unreachable.pop(settings.where, None)
     return hf_hub_download(
         repo,
         CONFIG_NAME,
@@ -236,12 +336,12 @@ def _download(repo: str, revision: str, settings: HubSettings) -> str:
 _RETRYABLE = frozenset({"ReadError", "WriteError", "CloseError", "RemoteProtocolError"})
 
 
-def _attempt(repo: str, revision: str, settings: HubSettings, wait: float) -> dict[str, Any]:
+def _attempt(repo: str, revision: str, settings: HubSettings, wait: float, force: bool) -> dict[str, Any]:
     outcome: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            outcome["path"] = _download(repo, revision, settings)
+            outcome["path"] = _download(repo, revision, settings, force=force)
         except BaseException as exc:  # reported to the caller, whatever it is
             outcome["error"] = exc
 
@@ -264,7 +364,7 @@ def _surely_not_cached(repo: str, settings: HubSettings) -> bool:
     return not os.path.isdir(os.path.join(settings.cache_dir, "models--" + repo.replace("/", "--")))
 
 
-def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
+def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = False) -> Resolution:
     if _surely_not_cached(repo, settings):
         return Resolution(
             None,
@@ -275,7 +375,7 @@ def _fetch(repo: str, revision: str, settings: HubSettings) -> Resolution:
 
     deadline = time.monotonic() + settings.timeout
     while True:
-        outcome = _attempt(repo, revision, settings, max(deadline - time.monotonic(), 0.0))
+        outcome = _attempt(repo, revision, settings, max(deadline - time.monotonic(), 0.0), force)
         error = outcome.get("error")
         retry = error is not None and type(error).__name__ in _RETRYABLE
         if not retry or time.monotonic() >= deadline - 0.05:
@@ -298,7 +398,11 @@ def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> 
     """One line a user can act on, for what hf_hub_download raised."""
     from huggingface_hub import errors
 
-    where = settings.endpoint or "https://huggingface.co"
+    where = settings.where
+    if isinstance(exc, HubUnreachable):
+        return f"{exc} and the local cache {settings.cache_dir} does not hold it"
+    if any(cls.__name__ == "TimeoutException" for cls in type(exc).__mro__):
+        return f"no answer from {where} within {settings.timeout:g} s"
     if isinstance(exc, errors.GatedRepoError):
         return "the repository is gated: accept its licence on the Hub and set HF_TOKEN"
     if isinstance(exc, errors.RevisionNotFoundError):

@@ -77,7 +77,7 @@ class FakeHub:
     A repo whose name is in ``slow`` answers after ``delay`` seconds; every request is recorded.
     """
 
-    def __init__(self):
+    def __init__(self, port: int = 0):
         self.repos: dict[tuple[str, str], dict] = {}
         self.slow: set[str] = set()
         self.delay = 5.0
@@ -133,7 +133,7 @@ class FakeHub:
             def do_GET(self):
                 self._answer(True)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
