@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from datetime import datetime, time, timedelta
+from typing import Any
+
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
 
 from accounts import permissions
-from validation.models import Verdict
+from validation.models import Verdict, VerdictChange
 
 from .models import Profile, Team
 
@@ -42,6 +46,52 @@ def profile_state_counts(profiles: QuerySet[Profile]) -> dict[str, int]:
     for row in profiles.order_by().values("state").annotate(n=Count("id")):
         counts[row["state"] or Verdict.State.UNVERIFIED] += row["n"]
     return counts
+
+
+def profile_states_over_time(user, *, days: int = 30) -> list[dict[str, Any]]:
+    """How many of the profiles the user may see were valid, warning, invalid or unverified at the end of
+    each of the last ``days`` days (today included, oldest first), replayed from their history: each profile
+    counts in the state of its last change up to then (profiles deleted since are not counted). Two queries:
+    every profile's state when the period starts, and the changes within it."""
+    today = timezone.localdate()
+    first = today - timedelta(days=days - 1)
+    start = timezone.make_aware(datetime.combine(first, time.min))
+    visible = profiles_visible_to(user).order_by().values("pk")
+    before = VerdictChange.objects.filter(profile=OuterRef("pk"), created_at__lt=start).order_by(
+        "-created_at", "-id"
+    )
+    current: dict[int, str] = {
+        pk: state
+        for pk, state in Profile.objects.filter(pk__in=visible)
+        .annotate(start_state=Subquery(before.values("to_state")[:1]))
+        .filter(start_state__isnull=False)
+        .values_list("pk", "start_state")
+    }
+    changes = (
+        VerdictChange.objects.filter(profile__in=visible, created_at__gte=start)
+        .order_by("created_at", "id")
+        .values_list("profile_id", "to_state", "created_at")
+    )
+    states = Verdict.State.values
+    counts = dict.fromkeys(states, 0)
+    for state in current.values():
+        counts[state if state in counts else Verdict.State.UNVERIFIED] += 1
+    series = []
+    pending = iter(changes)
+    change = next(pending, None)
+    for offset in range(days):
+        day = first + timedelta(days=offset)
+        end = timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
+        while change is not None and change[2] < end:
+            pk, state, _ = change
+            state = state if state in counts else Verdict.State.UNVERIFIED
+            if pk in current:
+                counts[current[pk]] -= 1
+            current[pk] = state
+            counts[state] += 1
+            change = next(pending, None)
+        series.append({"day": day, **counts, "total": sum(counts.values())})
+    return series
 
 
 def profiles_page(profiles: QuerySet[Profile], *, ordering, number: int, size: int) -> list[Profile]:

@@ -7,6 +7,7 @@ app_name = "profiles"
 urlpatterns = [
     path("", views.profile_list, name="list"),
     path("profiles/new/", views.profile_create, name="create"),
+    path("profiles/states/", views.profile_states, name="states"),
     path("teams/", views.team_list, name="team-list"),
     path("teams/<slug:slug>/", views.team_detail, name="team-detail"),
     path("teams/<slug:slug>/members/<int:member_id>/", views.team_member_update, name="team-member"),

@@ -616,6 +616,21 @@ def _form_errors(form) -> str:
 
 
 @login_required
+def profile_states(request):
+    """Profiles by state over time: the profiles the user may see, per day, replayed from their history."""
+    try:
+        days = min(max(int(request.GET.get("days", 30)), 7), 365)
+    except ValueError:
+        days = 30
+    series = selectors.profile_states_over_time(request.user, days=days)
+    return render(
+        request,
+        "profiles/states.html",
+        {"series": series, "days": days, "today": series[-1] if series else None},
+    )
+
+
+@login_required
 def team_list(request):
     """The teams the user sees, with members and profiles counted; staff create teams here."""
     form = TeamForm(request.POST or None)

@@ -272,6 +272,8 @@ ROWS = [
     Row("page rule sets", "get", "/rulesets/", SIGNED_IN, 200, 0, page=True),
     Row("page new draft", "post", "/rulesets/drafts/", STAFF, 302, 403, page=True, body={}),
     Row("page releases", "get", "/releases/", SIGNED_IN, 200, 0, page=True),
+    # counts only (of the user's teams): tests/profiles/test_state_chart.py checks them
+    Row("page states over time", "get", "/profiles/states/", SIGNED_IN, 200, 0, page=True),
 ]
 
 

@@ -59,6 +59,7 @@ def test_every_page_renders_and_the_api_works(staff, team):
         "/",
         f"/?state=warning&q=teach&rule={rule_id}&sort=-errors",
         "/profiles/new/",
+        "/profiles/states/?days=90",
         f"/profiles/{pk}/",
         f"/profiles/{pk}/edit/",
         f"/profiles/{pk}/split/",

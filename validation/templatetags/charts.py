@@ -87,3 +87,34 @@ def week_bars(weeks: list) -> dict:
         "base": top + height + 14,
         "count_y": top - 3,
     }
+
+
+@register.inclusion_tag("charts/state_columns.html")
+def state_columns(series: list) -> dict:
+    """One column per day, stacked bottom-up: valid, warning, invalid, unverified profiles; a date label
+    every ``step`` columns (about ten labels whatever the period)."""
+    height, top = 140, 6
+    column = 16 if len(series) <= 60 else max(int(960 / max(len(series), 1)) - 1, 2)
+    gap = max(column // 5, 1)
+    step = max(len(series) // 10, 1)
+    most = max((d["total"] for d in series), default=0) or 1
+    columns = []
+    for i, d in enumerate(series):
+        x = i * (column + gap)
+        y = top + height
+        segments = []
+        for state in (*STATES, "unverified"):
+            h = round(height * d.get(state, 0) / most, 2)
+            if h:
+                y -= h
+                segments.append({"state": state, "y": round(y, 2), "h": h})
+        label = (len(series) - 1 - i) % step == 0
+        columns.append({**d, "x": x, "mid": x + column / 2, "segments": segments, "label": label})
+    return {
+        "columns": columns,
+        "width": max(len(columns) * (column + gap), column) + 20,
+        "height": top + height + 18,
+        "column": column,
+        "base": top + height + 14,
+        "most": most,
+    }
