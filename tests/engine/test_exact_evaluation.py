@@ -265,7 +265,7 @@ def test_a_stored_rule_set_gives_the_verdicts_of_the_one_it_was_stored_from():
     assert data is not None
     loaded = store.loads(data)
     assert set(loaded._plans) == set(ruleset._plans)
-    assert all(not any(plan.outcomes) for plan in loaded._plans.values())
+    assert all(not any(plan.outcomes) for plan in loaded._plans.values())  # no memoised outcome
     for doc, reference in zip(docs, expected, strict=True):
         verdict = validate(doc, ruleset=loaded, catalog=catalogs[doc["vllm"]["version"]], history=catalogs)
         assert verdict.as_dict() == reference.as_dict()

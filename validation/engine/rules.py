@@ -320,11 +320,6 @@ class CompiledRule:
         return _inputs(self.reads)
 
     @cached_property
-    def memo_key(self) -> Callable[[Any], Any]:
-        """The rule's memo key from a profile's frozen inputs (``_InputValues``)."""
-        return _memo_key(self.inputs)
-
-    @cached_property
     def calls_extensions(self) -> bool:
         """Whether the message template calls CEL's strings or lists extensions (searched once per rule)."""
         return self.template is not None and _EXTENSION_CALL.search(self.template.source) is not None
@@ -446,7 +441,8 @@ def _present_keys(doc: Mapping[str, Any]) -> dict[str, set[str]]:
     }
 
 
-_UNKNOWN = object()  # an outcome not memoised yet
+# A selection: the rules to run, in rule order; the baseline findings that stand; the rules to run by group.
+_Selection = tuple[tuple[int, ...], tuple[tuple[int, Finding], ...], tuple[tuple[int, tuple[int, ...]], ...]]
 A_MAPPING = ("<mapping>",)  # model.config is a mapping (its keys are inputs of their own)
 
 
@@ -661,16 +657,19 @@ class _ReleasePlan:
     required: tuple[frozenset[tuple[str, str]], ...] = ()
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
     values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
-    # Per rule: the profile inputs its outcome depends on (see `_inputs`), and its outcomes memoised by their
-    # values. Per set of present keys: the rules to run and the baseline findings that stand.
+    # Rules that depend on the same profile inputs (see `_inputs`) form a group: its position per rule, the
+    # group's memo key from a profile's frozen inputs, and the group's outcomes memoised by those values and
+    # the group's rules that ran (the findings they gave). Per set of present keys: the rules to run, the
+    # baseline findings that stand, and the rules to run by group.
+    group_of: tuple[int, ...] = ()
     memo_keys: tuple[Callable[[Any], Any], ...] = ()
     absent: dict[tuple[str, str | None], Any] = field(default_factory=dict)
     relevant: dict[str, frozenset[str]] = field(default_factory=dict)
-    outcomes: tuple[dict[tuple[Any, ...], Finding | None], ...] = ()
-    selections: dict[tuple[frozenset[str], ...], tuple[tuple[int, ...], tuple[tuple[int, Finding], ...]]] = (
-        field(default_factory=dict)
+    outcomes: tuple[dict[Any, tuple[tuple[int, Finding], ...]], ...] = ()
+    selections: dict[tuple[frozenset[str], ...], _Selection] = field(default_factory=dict)
+    wanted_cache: dict[tuple[int, ...], tuple[dict[str, frozenset[str] | None], dict[str, Any]]] = field(
+        default_factory=dict
     )
-    wanted_cache: dict[tuple[int, ...], dict[str, frozenset[str] | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
@@ -687,7 +686,9 @@ class _ReleasePlan:
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
         self.reads = tuple(p.rule.reads for p in self.rules)
         self.required = tuple(p.rule.required for p in self.rules)
-        self.memo_keys = tuple(p.rule.memo_key for p in self.rules)
+        groups: dict[tuple[tuple[str, str | None], ...], int] = {}
+        self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
+        self.memo_keys = tuple(_memo_key(inputs) for inputs in groups)
         self.absent = dict.fromkeys(
             (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT
         )
@@ -700,13 +701,13 @@ class _ReleasePlan:
         self.relevant = {root: frozenset(keys) for root, keys in relevant.items()}
         self.selections = {}
         self.wanted_cache = {}
-        self.outcomes = tuple({} for _ in self.rules)
+        self.outcomes = tuple({} for _ in self.memo_keys)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memoised outcomes and selections (``engine.store``): only what planning
         computed, whatever the process had validated before."""
         state = dict(self.__dict__)
-        state["outcomes"] = tuple({} for _ in self.rules)
+        state["outcomes"] = tuple({} for _ in self.memo_keys)
         state["selections"] = {}
         state["wanted_cache"] = {}
         return state
@@ -718,9 +719,7 @@ class _ReleasePlan:
     def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
         return any(_guard_fails(root, key, present) for root, key in self.required[position])
 
-    def select(
-        self, present: Mapping[str, set[str]]
-    ) -> tuple[tuple[int, ...], tuple[tuple[int, Finding], ...]]:
+    def select(self, present: Mapping[str, set[str]]) -> _Selection:
         """The rules to run for a profile with these keys, in rule order, and the baseline findings that stand
         (a rule that does not run keeps its empty-profile outcome, unless its `has(...)` guard is absent:
         without a model config `has(model.config.k)` is "could not verify"; with one, it is false).
@@ -742,20 +741,31 @@ class _ReleasePlan:
                 for position, finding in self.baseline
                 if position not in run and not self.guard_fails(position, present)
             )
-            selection = (tuple(sorted(run)), standing)
+            by_group: dict[int, list[int]] = {}
+            for position in sorted(run):
+                by_group.setdefault(self.group_of[position], []).append(position)
+            selection = (
+                tuple(sorted(run)),
+                standing,
+                tuple((group, tuple(positions)) for group, positions in by_group.items()),
+            )
             if len(self.selections) >= LIMIT:
                 self.selections.clear()
             self.selections[signature] = selection
         return selection
 
-    def wanted_of(self, run: tuple[int, ...]) -> dict[str, frozenset[str] | None]:
-        wanted = self.wanted_cache.get(run)
-        if wanted is None:
+    def wanted_of(self, run: tuple[int, ...]) -> tuple[dict[str, frozenset[str] | None], dict[str, Any]]:
+        """What the rules at these positions read, and the release's defaults of the arguments among it."""
+        found = self.wanted_cache.get(run)
+        if found is None:
             wanted = self.wanted_for(set(run))
+            effective = wanted["effective"]
+            defaults = self.defaults if effective is None else {k: self.defaults.get(k) for k in effective}
+            found = (wanted, defaults)
             if len(self.wanted_cache) >= LIMIT:
                 self.wanted_cache.clear()
-            self.wanted_cache[run] = wanted
-        return wanted
+            self.wanted_cache[run] = found
+        return found
 
     def to_run(self, present: Mapping[str, set[str]]) -> set[int]:
         run = set(self.always)
@@ -765,9 +775,18 @@ class _ReleasePlan:
                 positions = by_key.get(key)
                 if positions:
                     run.update(positions)
-        # A rule whose `has(...)` guard is absent cannot fire.
+        # A rule whose `has(...)` guard is absent cannot fire (``_guard_fails``, inlined: this runs for every
+        # profile whose set of keys the plan has not met yet).
         required = self.required
-        return {p for p in run if not required[p] or not self.guard_fails(p, present)}
+        config_present = "config" in present["model"]
+        kept = set()
+        for position in run:
+            for root, key in required[position]:
+                if key not in present[root] and (config_present or root != "model.config"):
+                    break
+            else:
+                kept.add(position)
+        return kept
 
 
 @dataclass
@@ -873,7 +892,7 @@ class CompiledRuleSet:
         if plain:
             return self._evaluate_plain(doc, plan, waived_ids, version)
         present = _present_keys(doc)
-        run, standing = plan.select(present)
+        run, standing, run_groups = plan.select(present)
         found: list[tuple[int, Finding]] = [
             (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
             for position, finding in standing
@@ -886,39 +905,40 @@ class CompiledRuleSet:
                     values = _InputValues(doc, plan.absent)
                 except TypeError:  # a value of a type with no memo key: run every rule
                     values = None
-            misses: list[tuple[int, Any]] = []
+            # Rules with the same inputs share one memo entry: one key and one look-up per group.
+            misses: list[tuple[int, tuple[int, ...], Any]] = []
             memo_keys, outcomes = plan.memo_keys, plan.outcomes
-            for position in run:
+            for group, positions in run_groups:
                 try:
-                    key = memo_keys[position](values) if values is not None else None
+                    key = (memo_keys[group](values), positions) if values is not None else None
                 except TypeError:
                     key = None
                 # .get, not `in` then [ ]: another thread may start a full table over in between
-                finding = outcomes[position].get(key, _UNKNOWN) if key is not None else _UNKNOWN
-                if finding is not _UNKNOWN:
-                    if finding is not None:
+                known = outcomes[group].get(key) if key is not None else None
+                if known is not None:
+                    for position, finding in known:
                         if finding.rule in waived_ids:
                             finding = replace(finding, waived=True)
                         found.append((position, finding))
                 else:
-                    misses.append((position, key))
+                    misses.append((group, positions, key))
             if misses:
-                wanted = plan.wanted_of(tuple(position for position, _ in misses))
-                effective = wanted["effective"]
-                defaults = (
-                    plan.defaults if effective is None else {k: plan.defaults.get(k) for k in effective}
-                )
+                wanted, defaults = plan.wanted_of(tuple(p for _, positions, _ in misses for p in positions))
                 variables = build_context(doc, defaults, wanted, plan.values)
                 cel_context = cel.Context(variables=variables)
                 rules = plan.rules
-                for position, key in misses:
-                    finding = _run(rules[position].rule, cel_context, frozenset(), variables)
+                for group, positions, key in misses:
+                    fired = []
+                    for position in positions:
+                        finding = _run(rules[position].rule, cel_context, frozenset(), variables)
+                        if finding is not None:
+                            fired.append((position, finding))
                     if key is not None:
-                        outcomes = plan.outcomes[position]
-                        if len(outcomes) >= LIMIT:
-                            outcomes.clear()
-                        outcomes[key] = finding
-                    if finding is not None:
+                        table = outcomes[group]
+                        if len(table) >= LIMIT:
+                            table.clear()
+                        table[key] = tuple(fired)
+                    for position, finding in fired:
                         if finding.rule in waived_ids:
                             finding = replace(finding, waived=True)
                         found.append((position, finding))

@@ -7,7 +7,7 @@ database, and so that the Django apps can persist them as JSON.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -19,8 +19,10 @@ CATEGORIES: tuple[str, ...] = ("vllm", "policy", "catalog")
 ACTIVE_SEVERITIES: tuple[str, ...] = ("error", "warning")
 
 
+@lru_cache(maxsize=1024)
 def parse_version(text: str | None) -> Version | None:
-    """The release ``text`` names (``"0.33.0"``), or None if it is not a version: the engine's only parser."""
+    """The release ``text`` names (``"0.33.0"``), or None if it is not a version: the engine's only parser.
+    Kept per text (a ``Version`` is immutable): every profile's evaluation asks for its release's."""
     try:
         return Version(str(text)) if text else None
     except InvalidVersion:
