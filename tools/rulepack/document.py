@@ -19,6 +19,35 @@ from tools.rulepack.expr import (
     spec_field_true,
 )
 
+# A draft model that SpeculativeConfig keeps as method 'draft_model'. 0.20.0-0.33.0: the name and
+# architecture tests of __post_init__'s "Automatically detect the method" chain all fail, and
+# hf_config_override rewrites no model type of this list into an MTP type; 0.34.0:
+# _resolve_checkpoint_config_class detects nothing and the model class declares no speculator config.
+# Reads model.draft, so it is unknown without the draft's config.
+PLAIN_DRAFT_TYPES = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "phi3",
+    "granite",
+    "starcoder2",
+    "gpt2",
+    "opt",
+)
+PLAIN_DRAFT = (
+    f'({SC}.model.contains("/") && !{SC}.model.matches("(?i)(eagle-|eagle3|dflash|dspark)") && '
+    f'model.draft.architecture.endsWith("ForCausalLM") && '
+    f'!model.draft.architecture.matches("(?i)(eagle|mtp|medusa|dspark|dflash|speculator|assistant)") && '
+    f"model.draft.config.model_type in {q(PLAIN_DRAFT_TYPES)} && "
+    f"!has(model.draft.config.speculators_config))"
+)
+
 HEADER = """\
 # Built-in rule pack of vLLM Profiles (format: validation/rulepacks/README.md).
 #
@@ -168,8 +197,11 @@ DERIVED = [
             "SpeculativeConfig.method after SpeculativeConfig.__post_init__: '' without a speculative "
             "config; the *_mtp aliases become 'mtp', '[ngram]' becomes 'ngram', a model of "
             "'ngram'/'[ngram]' without a method is 'ngram'. A 'draft_model' (or absent) method is refined "
-            "from the draft model's own config (eagle/eagle3/dflash/dspark/medusa/mlp_speculator/mtp), so "
-            "it is unknown here."
+            "from the draft model's own config (eagle/eagle3/dflash/dspark/medusa/mlp_speculator/mtp): it "
+            "stays 'draft_model' when the draft (model.draft) is a plain causal LM, a hub id whose name "
+            "has none of vLLM's method markers (eagle-, eagle3, dflash, dspark), a *ForCausalLM "
+            "architecture of an ordinary model type and no speculators_config; unknown otherwise (or "
+            "without the draft's config)."
         ),
         "variants": [
             {
@@ -181,7 +213,7 @@ DERIVED = [
                     f"{SC}.method) : "
                     f'(!(has({SC}.method) && {SC}.method == "draft_model") && has({SC}.model) && '
                     f'{SC}.model in ["ngram", "[ngram]"]) ? "ngram" : '
-                    f"{SC}.draft_model_method"
+                    f'({PLAIN_DRAFT} ? "draft_model" : {SC}.draft_model_method)'
                 ),
             }
         ],

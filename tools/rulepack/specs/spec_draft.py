@@ -15,7 +15,7 @@ HAS_NP = f"(has({NP}) && type({NP}) == int)"
 NO_NP = f"(!has({NP}) || {NP} == null)"
 # methods whose draft checkpoint is loaded and whose token count defaults from the draft's n_predict (DSpark
 # takes its block size instead)
-DRAFTED = f'({HAS_SPEC} && {MODEL} && derived.spec_method in ["eagle", "eagle3", "mtp"])'
+DRAFTED = f'({HAS_SPEC} && {MODEL} && derived.spec_method in ["eagle", "eagle3", "mtp", "draft_model"])'
 TOPK = (
     f"({sub('speculative_config', 'dspark_draft_topk')} ? {SC}.dspark_draft_topk : "
     f"has({D}.dspark_draft_topk) ? {D}.dspark_draft_topk : null)"
@@ -24,6 +24,17 @@ DVS = (
     f"(has({D}.draft_vocab_size) && {D}.draft_vocab_size != null && {D}.draft_vocab_size != 0 ? "
     f"{D}.draft_vocab_size : {D}.vocab_size)"
 )
+
+
+def vocab(config):  # ModelConfig.get_vocab_size(): the text config's vocab_size
+    return (
+        f"(has({config}.text_config) && has({config}.text_config.vocab_size) ? "
+        f"{config}.text_config.vocab_size : {config}.vocab_size)"
+    )
+
+
+TARGET_VS, DRAFT_VS = vocab("model.config"), vocab(D)
+HETERO = f"({HAS_SPEC} && has({SC}.use_heterogeneous_vocab) && {SC}.use_heterogeneous_vocab == true)"
 DIV_TEXT = f"num_speculative_tokens:{{{{ {NST} }}}} must be divisible by n_predict={{{{ {NP} | !r }}}}"
 DIV = f"{DRAFTED} && {NST_SET} && {HAS_NP} && {NST} > {NP} && {NST} % {NP} != 0"
 
@@ -69,6 +80,22 @@ RULES = [
         needs=["model.draft.config"],
         msg_text="num_speculative_tokens:{spec.num_speculative_tokens} must be divisible by {n_predict=}",
         message_template=DIV_TEXT,
+    ),
+    R(
+        "spec-draft-vocab-size-mismatch",
+        "Target and draft model should have the same vocabulary size.",
+        f'{HAS_SPEC} && {MODEL} && derived.spec_method == "draft_model" && !{HETERO} && '
+        f"{TARGET_VS} != {DRAFT_VS}",
+        ["speculative_config"],
+        [
+            "Use a draft model with the target's tokenizer (same vocabulary size)",
+            "Use a speculative method without a separate draft model (ngram, or the target's MTP layers)",
+        ],
+        "SpeculativeConfig.verify_equal_vocab_size_if_draft_model: a separate draft model ('draft_model') "
+        "must share the target's vocabulary (ModelConfig.get_vocab_size(), the text config's vocab_size).",
+        ["speculative-decoding", "model-config"],
+        needs=["model.config", "model.draft.config"],
+        values={"target_vocab_size": TARGET_VS, "draft_vocab_size": DRAFT_VS},
     ),
     *located(
         "spec-dspark-draft-topk-range",
@@ -118,7 +145,24 @@ TOPK_CASE = (
     with_draft(dict(DSP, dspark_draft_topk=64), DSPARK_DRAFT),
 )
 
+LLAMA_1B = {
+    "name": "meta-llama/Llama-3.2-1B-Instruct",
+    "architecture": "LlamaForCausalLM",
+    "config": {"model_type": "llama", "vocab_size": 128256},
+}
+QWEN_DRAFT = {
+    "name": "Qwen/Qwen3-0.6B",
+    "architecture": "Qwen3ForCausalLM",
+    "config": {"model_type": "qwen3", "vocab_size": 151936},
+}
+DRAFT_MODEL = {"method": "draft_model", "num_speculative_tokens": 4}
+VOCAB_CASE = (
+    with_draft(dict(DRAFT_MODEL, model="Qwen/Qwen3-0.6B"), QWEN_DRAFT),
+    with_draft(dict(DRAFT_MODEL, model="meta-llama/Llama-3.2-1B-Instruct"), LLAMA_1B),
+)
+
 CASES = {
+    "spec-draft-vocab-size-mismatch": VOCAB_CASE,
     "spec-num-tokens-required-0.21.0": NEEDS,
     "spec-num-tokens-required": NEEDS,
     "spec-num-tokens-divisible-n-predict-0.20.0": DIVS,
