@@ -71,6 +71,9 @@ class Profile(models.Model):
     # Where the profile was imported from, when it came from a manifest: {"type": "kubernetes" | "helm",
     # "file", "document", "object", "container", "line", "image", "notes": [what could not be mapped]}.
     source = models.JSONField(default=dict, blank=True)
+    # What the command or config the profile was last saved from said that its arguments cannot (a flag given
+    # twice: vLLM keeps the last; an ignored comment): warnings shown with its findings, never checked again.
+    parse_notes = models.JSONField(default=list, blank=True, editable=False)
     node_type = models.ForeignKey(
         "hub.NodeType",
         on_delete=models.PROTECT,

@@ -195,6 +195,7 @@ def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = T
             env=data.env if "env" in data.provided else None,
         )
         profile.engine_args = parsed["args"]
+        profile.parse_notes = parsed["notes"]  # none for engine_args: only a text can repeat a flag
         profile.env = {str(k): str(v) for k, v in parsed["env"].items()}
         if parsed["model"]:
             profile.model_name = str(parsed["model"])

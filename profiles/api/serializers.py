@@ -109,6 +109,7 @@ class ProfileWriteSerializer(ProfileFieldsSerializer):
         "model_source",
         "state",
         "findings",
+        "notes",
         "created_at",
         "updated_at",
     )
@@ -128,6 +129,13 @@ class ProfileSerializer(serializers.ModelSerializer):
     findings = serializers.SerializerMethodField()
     node_type = serializers.CharField(source="node_type.name", default="", read_only=True)
     model_source = serializers.SerializerMethodField(help_text="Where the model's config.json came from.")
+    notes = serializers.ListField(
+        source="parse_notes",
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="Warnings about the command or config the profile was saved from that its arguments cannot "
+        "show (a flag given twice: vLLM keeps the last value, naming both positions).",
+    )
 
     class Meta:
         model = Profile
@@ -142,6 +150,7 @@ class ProfileSerializer(serializers.ModelSerializer):
             "revision",
             "state",
             "findings",
+            "notes",
             "created_at",
             "updated_at",
         ]
