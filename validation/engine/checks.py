@@ -99,6 +99,7 @@ def _qgrams(text: str) -> list[tuple[str, int]]:
 
 
 _NOT_FOUND = object()
+_UNKNOWN_ARG = ("<unknown argument>",)  # tags the memo key of an argument the release does not know
 
 
 class NearestIndex:
@@ -200,7 +201,7 @@ class CatalogIndex:
                 requires.setdefault(argument, set()).add(check["requires"])
         self.requires = {argument: tuple(sorted(names)) for argument, names in requires.items()}
         # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
-        self.outcomes: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
+        self.outcomes: dict[tuple[Any, ...], Any] = {}  # also (index, finding) of unknown arguments
         self._field_names: dict[str, NearestIndex] = {}
 
     @cached_property
@@ -392,11 +393,31 @@ def check_catalog(
     """
     findings: list[Finding] = []
     index = catalog_index(catalog)
-    outcomes: dict[tuple[Any, ...], tuple[Finding, ...]] = index.outcomes if memo else {}
+    outcomes: dict[tuple[Any, ...], Any] = index.outcomes if memo else {}
+    hist: Any = _NOT_FOUND
     for name, value in args.items():
         spec = catalog.by_name.get(name)
         if spec is None:
-            findings.append(_unknown(name, value, index, history))
+            # An unknown argument's finding depends on its name and value (a rename's fix carries it) and
+            # on the release history it is explained against: reused when they recur.
+            if hist is _NOT_FOUND:
+                hist = history_index(history)
+            # (A HistoryIndex is a Mapping, compared by content: the key holds its id, the entry the index
+            # itself, checked on use, so an id reused by a later index never matches.)
+            try:
+                key = (_UNKNOWN_ARG, name, freeze(value), id(hist))
+            except TypeError:
+                key = None
+            entry = outcomes.get(key) if key is not None else None
+            if entry is not None and entry[0] is hist:
+                findings.append(entry[1])
+                continue
+            finding = _unknown(name, value, index, hist)
+            if key is not None:
+                if len(outcomes) >= LIMIT:
+                    outcomes.clear()
+                outcomes[key] = (hist, finding)
+            findings.append(finding)
             continue
         # A known argument's findings depend on its value and on the truth of the arguments its value
         # checks require: reused when they recur.
