@@ -191,3 +191,39 @@ def test_apply_fix_on_the_edit_form_rewrites_my_own_command(user_page, user, tea
     profile.refresh_from_db()
     assert profile.engine_args["logprobs_mode"] == "processed_logprobs"
     assert profile.engine_args["max_model_len"] == 4096
+
+
+def test_profiles_by_state_over_time_chart(user_page, user, team, screenshot):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from validation.models import VerdictChange
+
+    states = ("valid", "warning", "invalid")
+    now = timezone.now()
+    for n in range(6):
+        profile, _ = profile_create(
+            actor=user,
+            team=team,
+            data=ProfileInput.from_mapping(
+                {"name": f"p{n}", "kind": "serving", "vllm_version": "0.32.0", "command": SEED_COMMAND}
+            ),
+        )
+        VerdictChange.objects.filter(profile=profile).delete()
+        for step, days_ago in enumerate((28 - 4 * n, 14 - 2 * n, 3)):
+            change = VerdictChange.objects.create(
+                profile=profile, to_state=states[(n + step) % 3], cause="edit"
+            )
+            VerdictChange.objects.filter(pk=change.pk).update(created_at=now - timedelta(days=days_ago))
+    page = user_page
+    page.goto("/")
+    page.get_by_role("link", name="States over time").click()
+    expect(page.get_by_role("heading", name="Profiles by state over time")).to_be_visible()
+    chart = page.locator("svg.state-columns")
+    expect(chart).to_be_visible()
+    expect(chart.locator("g.state-column")).to_have_count(30)
+    today = chart.locator("g.state-column").last
+    assert sum(int(today.get_attribute(f"data-{s}")) for s in (*states, "unverified")) == 6
+    assert chart.locator("rect.seg-invalid").count() > 0
+    screenshot(page, "dashboard-profile-states")
