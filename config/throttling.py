@@ -1,6 +1,7 @@
 """API throttling: a signed-in client (per API token, or per user for a session) and an anonymous address
 each get a budget of requests; over it the answer is 429 with ``Retry-After`` and the ``Error`` body.
 
+Each budget is a fixed window (a minute for ``N/minute``) counted with one atomic cache ``incr`` per request.
 The rates are read from the settings at each request (``API_THROTTLE_USER``, ``API_THROTTLE_ANON``, e.g.
 ``1200/minute``; empty turns a throttle off), so a test or an operator can lower them without a restart of the
 class machinery. The counts live in the default cache: ``CACHE_URL`` (Redis) shares them between processes."""
@@ -14,16 +15,41 @@ from accounts.models import ApiToken
 
 
 class _SettingsRate(SimpleRateThrottle):
+    """A fixed-window counter: one atomic ``incr`` per request on the cache (Redis: one round trip), where
+    DRF's own throttle reads, grows and writes back a list of every request's time in the window (up to
+    ``N`` entries, and two processes can lose each other's writes). A window allows at most ``N`` requests;
+    over it, ``Retry-After`` is the time until the next window starts."""
+
     setting = ""
+
+    def __init__(self):  # DRF's reads the rate here, once; allow_request reads it at each request
+        self._wait = None
 
     def get_rate(self):
         return getattr(settings, self.setting, None) or None
 
     def allow_request(self, request, view):
-        # DRF reads the rate once, in __init__; read it again so that settings changes apply at once.
-        self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
+        rate = self.get_rate()
+        if not rate:
+            return True
+        self.num_requests, self.duration = self.parse_rate(rate)
+        key = self.get_cache_key(request, view)
+        if key is None:
+            return True
+        now = self.timer()
+        window = int(now // self.duration)
+        key = f"{key}:{window}"
+        try:
+            count = self.cache.incr(key)
+        except ValueError:  # the window's first request (or its key just expired)
+            count = 1 if self.cache.add(key, 1, timeout=self.duration + 1) else self.cache.incr(key)
+        if count > self.num_requests:
+            self._wait = (window + 1) * self.duration - now
+            return False
+        return True
+
+    def wait(self):
+        return self._wait
 
 
 class ClientRateThrottle(_SettingsRate):
