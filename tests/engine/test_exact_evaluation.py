@@ -269,3 +269,59 @@ def test_a_stored_rule_set_gives_the_verdicts_of_the_one_it_was_stored_from():
     for doc, reference in zip(docs, expected, strict=True):
         verdict = validate(doc, ruleset=loaded, catalog=catalogs[doc["vllm"]["version"]], history=catalogs)
         assert verdict.as_dict() == reference.as_dict()
+
+
+def test_an_outcome_reused_across_releases_only_where_the_release_and_kind_cannot_change_it():
+    """A rule that reads only the profile's own values gives one outcome per values in every release (so
+    releases share it); one that reads the release's defaults, the release, a derived value or the kind
+    does not, and each release and kind keeps its own."""
+    pack = {
+        "derived": [
+            {
+                "name": "big",
+                "variants": [{"versions": "<0.30.0", "expr": "8"}, {"versions": ">=0.30.0", "expr": "2"}],
+            }
+        ],
+        "rules": [
+            {
+                "id": "own",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x set",
+                "when": "has(args.x)",
+            },
+            {
+                "id": "by-kind",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x on serving",
+                "when": "has(args.x) && kind == 'serving'",
+            },
+            {
+                "id": "by-release",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x on 0.31",
+                "when": "has(args.x) && vllm.minor == 31",
+            },
+            {
+                "id": "by-derived",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x above",
+                "message_template": "x above {{ derived.big }}",
+                "when": "has(args.x) && args.x > derived.big",
+            },
+        ],
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    seen = []
+    for _ in range(2):
+        for version in ("0.28.0", "0.31.0", "0.33.0"):
+            for kind in ("serving", "collection"):
+                doc = build_document(kind=kind, version=version, model_name="m", args={"x": 4})
+                verdict = ruleset.evaluate(doc)
+                assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+                seen.append((version, kind, sorted(f.message for f in verdict.findings)))
+    assert ("0.31.0", "serving", ["x above 2", "x on 0.31", "x on serving", "x set"]) in seen
+    assert ("0.28.0", "collection", ["x set"]) in seen

@@ -236,6 +236,7 @@ def _first_line_error(text: str) -> str:
 
 _EXTENSION_CALL = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in STDLIB_FUNCTIONS) + r")\s*\(")
 _DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
+_KIND_REF = re.compile(r"\bkind\b")  # textual, so also inside a string literal: only ever too cautious
 # The maps a rule reads, and the key paths of each that can be pruned to what the rules name.
 NAMESPACES = ("args", "effective", "env", "hardware", "model", "model.config", "vllm", "derived", "values")
 
@@ -291,6 +292,7 @@ class CompiledRule:
     needs: tuple[str, ...]
     when: str
     template: MessageTemplate | None = None
+    expanded: bool = False  # a release's copy, its derived values expanded (``_for_release``)
 
     @cached_property
     def expressions(self) -> tuple[str, ...]:
@@ -327,6 +329,19 @@ class CompiledRule:
     @cached_property
     def uses_derived(self) -> bool:
         return any(_DERIVED_REF.search(expr) for expr in self.expressions)
+
+    @cached_property
+    def release_independent(self) -> bool:
+        """Its outcome for given profile inputs is the same in every release plan that holds it: it reads
+        neither the release (``vllm``), the release's defaults (``effective``), value sets (``values``) and
+        derived values, nor the profile's ``kind`` (every plan then holds this very rule, unexpanded)."""
+        reads = self.reads
+        return (
+            not self.expanded
+            and not self.uses_derived
+            and all(reads[root] == frozenset() for root in ("effective", "vllm", "values", "derived"))
+            and not any(_KIND_REF.search(expr) for expr in self.expressions)
+        )
 
     def render(
         self, cel_context: cel.Context | None, variables: Mapping[str, Any] | None = None
@@ -442,7 +457,9 @@ def _present_keys(doc: Mapping[str, Any]) -> dict[str, set[str]]:
 
 
 # A selection: the rules to run, in rule order; the baseline findings that stand; the rules to run by group.
-_Selection = tuple[tuple[int, ...], tuple[tuple[int, Finding], ...], tuple[tuple[int, tuple[int, ...]], ...]]
+_Selection = tuple[
+    tuple[int, ...], tuple[tuple[int, Finding], ...], tuple[tuple[int, tuple[int, ...], tuple[str, ...]], ...]
+]
 A_MAPPING = ("<mapping>",)  # model.config is a mapping (its keys are inputs of their own)
 
 
@@ -662,10 +679,14 @@ class _ReleasePlan:
     # the group's rules that ran (the findings they gave). Per set of present keys: the rules to run, the
     # baseline findings that stand, and the rules to run by group.
     group_of: tuple[int, ...] = ()
+    group_inputs: tuple[tuple[tuple[str, str | None], ...], ...] = ()
     memo_keys: tuple[Callable[[Any], Any], ...] = ()
     absent: dict[tuple[str, str | None], Any] = field(default_factory=dict)
     relevant: dict[str, frozenset[str]] = field(default_factory=dict)
     outcomes: tuple[dict[Any, tuple[tuple[int, Finding], ...]], ...] = ()
+    # The rule set's tables of the groups whose rules are all release-independent (by their inputs): every
+    # release plan of the rule set reuses those outcomes (see `link`).
+    shared: dict[Any, dict[Any, Any]] | None = field(default=None, repr=False)
     selections: dict[tuple[frozenset[str], ...], _Selection] = field(default_factory=dict)
     wanted_cache: dict[tuple[int, ...], tuple[dict[str, frozenset[str] | None], dict[str, Any]]] = field(
         default_factory=dict
@@ -688,6 +709,7 @@ class _ReleasePlan:
         self.required = tuple(p.rule.required for p in self.rules)
         groups: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
+        self.group_inputs = tuple(groups)
         self.memo_keys = tuple(_memo_key(inputs) for inputs in groups)
         self.absent = dict.fromkeys(
             (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT
@@ -701,13 +723,29 @@ class _ReleasePlan:
         self.relevant = {root: frozenset(keys) for root, keys in relevant.items()}
         self.selections = {}
         self.wanted_cache = {}
-        self.outcomes = tuple({} for _ in self.memo_keys)
+        self.link(self.shared)
+
+    def link(self, shared: dict[Any, dict[Any, Any]] | None) -> None:
+        """Start the memo tables: a group whose rules are all release-independent uses the rule set's table
+        for its inputs (``shared``), so an outcome one release computed serves every other. Its entries are
+        keyed by the frozen inputs and the ids of the group's rules that ran (rule ids are unique in a rule
+        set), and hold each finding with its offset among them, never a plan's own positions."""
+        self.shared = shared
+        independent = [True] * len(self.memo_keys)
+        for planned, group in zip(self.rules, self.group_of, strict=True):
+            if not planned.rule.release_independent:
+                independent[group] = False
+        self.outcomes = tuple(
+            shared.setdefault(inputs, {}) if shared is not None and independent[group] else {}
+            for group, inputs in enumerate(self.group_inputs)
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memoised outcomes and selections (``engine.store``): only what planning
         computed, whatever the process had validated before."""
         state = dict(self.__dict__)
         state["outcomes"] = tuple({} for _ in self.memo_keys)
+        state["shared"] = None  # linked again by the rule set (CompiledRuleSet.__setstate__)
         state["selections"] = {}
         state["wanted_cache"] = {}
         return state
@@ -744,10 +782,14 @@ class _ReleasePlan:
             by_group: dict[int, list[int]] = {}
             for position in sorted(run):
                 by_group.setdefault(self.group_of[position], []).append(position)
+            ids = [p.rule.id for p in self.rules]
             selection = (
                 tuple(sorted(run)),
                 standing,
-                tuple((group, tuple(positions)) for group, positions in by_group.items()),
+                tuple(
+                    (group, tuple(positions), tuple(ids[p] for p in positions))
+                    for group, positions in by_group.items()
+                ),
             )
             if len(self.selections) >= LIMIT:
                 self.selections.clear()
@@ -797,6 +839,18 @@ class CompiledRuleSet:
     defaults: tuple[tuple[Versions, dict[str, Any]], ...]
     _plans: dict[tuple[str, str, str | None], _ReleasePlan] = field(default_factory=dict, repr=False)
     lazy: bool = False  # programs compile when first executed (a rule set known to compile)
+    # The memo tables its release plans share (``_ReleasePlan.link``): inputs -> table.
+    _shared: dict[Any, dict[Any, Any]] = field(default_factory=dict, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_shared"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for plan in self._plans.values():
+            plan.link(self._shared)
 
     def _plan(self, version: str, kind: str, catalog: Catalog | None) -> _ReleasePlan:
         key = (version, kind, catalog.version if catalog else None)
@@ -843,7 +897,7 @@ class CompiledRuleSet:
                 for rule in rules
             )
             plan = self._plans[key] = _ReleasePlan(
-                planned, defaults, wanted, all_defaults=all_defaults, values=values
+                planned, defaults, wanted, all_defaults=all_defaults, values=values, shared=self._shared
             )
         return plan
 
@@ -866,7 +920,7 @@ class CompiledRuleSet:
         if template is not None and any(_DERIVED_REF.search(e) for e in template.expressions):
             template = compile_template(rule.id, expand_derived(template.source, definitions), lazy)
         program = LazyProgram(when) if lazy else compile_expression(rule.id, "when", when)
-        return replace(rule, when=when, program=program, template=template)
+        return replace(rule, when=when, program=program, template=template, expanded=True)
 
     def evaluate(
         self,
@@ -908,18 +962,18 @@ class CompiledRuleSet:
             # Rules with the same inputs share one memo entry: one key and one look-up per group.
             misses: list[tuple[int, tuple[int, ...], Any]] = []
             memo_keys, outcomes = plan.memo_keys, plan.outcomes
-            for group, positions in run_groups:
+            for group, positions, ids in run_groups:
                 try:
-                    key = (memo_keys[group](values), positions) if values is not None else None
+                    key = (memo_keys[group](values), ids) if values is not None else None
                 except TypeError:
                     key = None
                 # .get, not `in` then [ ]: another thread may start a full table over in between
                 known = outcomes[group].get(key) if key is not None else None
                 if known is not None:
-                    for position, finding in known:
+                    for offset, finding in known:
                         if finding.rule in waived_ids:
                             finding = replace(finding, waived=True)
-                        found.append((position, finding))
+                        found.append((positions[offset], finding))
                 else:
                     misses.append((group, positions, key))
             if misses:
@@ -929,19 +983,19 @@ class CompiledRuleSet:
                 rules = plan.rules
                 for group, positions, key in misses:
                     fired = []
-                    for position in positions:
+                    for offset, position in enumerate(positions):
                         finding = _run(rules[position].rule, cel_context, frozenset(), variables)
                         if finding is not None:
-                            fired.append((position, finding))
+                            fired.append((offset, finding))
                     if key is not None:
                         table = outcomes[group]
                         if len(table) >= LIMIT:
                             table.clear()
                         table[key] = tuple(fired)
-                    for position, finding in fired:
+                    for offset, finding in fired:
                         if finding.rule in waived_ids:
                             finding = replace(finding, waived=True)
-                        found.append((position, finding))
+                        found.append((positions[offset], finding))
         return self._verdict(version, found)
 
     def _evaluate_plain(
