@@ -100,6 +100,8 @@ def _qgrams(text: str) -> list[tuple[str, int]]:
 
 _NOT_FOUND = object()
 _UNKNOWN_ARG = ("<unknown argument>",)  # tags the memo key of an argument the release does not know
+# (spec signature, frozen value) -> findings, shared by every catalog (``CatalogIndex.shared_signature``)
+_SHARED_OUTCOMES: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
 
 
 class NearestIndex:
@@ -202,7 +204,39 @@ class CatalogIndex:
         self.requires = {argument: tuple(sorted(names)) for argument, names in requires.items()}
         # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
         self.outcomes: dict[tuple[Any, ...], Any] = {}  # also (index, finding) of unknown arguments
+        self._signatures: dict[str, tuple[Any, ...] | None] = {}
         self._field_names: dict[str, NearestIndex] = {}
+
+    def shared_signature(self, name: str, spec: ArgSpec) -> tuple[Any, ...] | None:
+        """What decides a known argument's findings, when only its spec does (None otherwise): not deprecated
+        (the message names the release), not a JSON config (its fields are the release's), no value set
+        checked at start-up and no other argument its checks require. Equal signatures in two releases
+        give equal findings for equal values (``value_problem`` reads exactly these fields)."""
+        if name in self._signatures:
+            return self._signatures[name]
+        signature = None
+        if not (
+            spec.deprecated
+            or (spec.type == "json" and spec.config_class)
+            or (name, None) in self.catalog.checks_by_target
+            or name in self.requires
+        ):
+            signature = (
+                name,
+                spec.long_flag,
+                spec.type,
+                spec.item_type,
+                spec.default is None,
+                repr(spec.choices),
+                repr(spec.bounds),
+                spec.nullable,
+                repr(spec.special_values),
+                spec.config_class,
+                spec.json_or_str,
+                spec.human_readable_int,
+            )
+        self._signatures[name] = signature
+        return signature
 
     @cached_property
     def options(self) -> NearestIndex:
@@ -421,22 +455,27 @@ def check_catalog(
             continue
         # A known argument's findings depend on its value and on the truth of the arguments its value
         # checks require: reused when they recur.
+        # An argument whose findings only its spec decides (see `CatalogIndex.shared_signature`) shares them
+        # with every release whose spec of it checks the same way.
         requires = index.requires.get(name)
+        signature = index.shared_signature(name, spec) if memo else None
+        table = _SHARED_OUTCOMES if signature is not None else outcomes
         try:
-            key = (
-                (name, freeze(value), tuple([not args.get(r) for r in requires]))
-                if requires
-                else (name, freeze(value))
-            )
+            if signature is not None:
+                key: tuple[Any, ...] | None = (signature, freeze(value))
+            elif requires:
+                key = (name, freeze(value), tuple([not args.get(r) for r in requires]))
+            else:
+                key = (name, freeze(value))
         except TypeError:
             key = None
-        known = outcomes.get(key) if key is not None else None
+        known = table.get(key) if key is not None else None
         if known is None:
             known = tuple(_argument_findings(spec, name, value, index, args))
             if key is not None:
-                if len(outcomes) >= LIMIT:
-                    outcomes.clear()
-                outcomes[key] = known
+                if len(table) >= LIMIT:
+                    table.clear()
+                table[key] = known
         findings.extend(known)
     return findings
 

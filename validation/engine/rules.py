@@ -680,6 +680,7 @@ class _ReleasePlan:
     # baseline findings that stand, and the rules to run by group.
     group_of: tuple[int, ...] = ()
     group_inputs: tuple[tuple[tuple[str, str | None], ...], ...] = ()
+    ids: tuple[str, ...] = ()  # each rule's id (unique in a rule set): the memo keys name the rules by it
     memo_keys: tuple[Callable[[Any], Any], ...] = ()
     absent: dict[tuple[str, str | None], Any] = field(default_factory=dict)
     relevant: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -710,6 +711,7 @@ class _ReleasePlan:
         groups: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
         self.group_inputs = tuple(groups)
+        self.ids = tuple(p.rule.id for p in self.rules)
         self.memo_keys = tuple(_memo_key(inputs) for inputs in groups)
         self.absent = dict.fromkeys(
             (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT
@@ -782,7 +784,7 @@ class _ReleasePlan:
             by_group: dict[int, list[int]] = {}
             for position in sorted(run):
                 by_group.setdefault(self.group_of[position], []).append(position)
-            ids = [p.rule.id for p in self.rules]
+            ids = self.ids
             selection = (
                 tuple(sorted(run)),
                 standing,
