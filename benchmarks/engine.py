@@ -20,6 +20,7 @@ import random
 import statistics
 import sys
 import time
+import timeit
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +89,12 @@ def generate(catalogs: dict[str, Catalog | None], count: int, seed: int) -> list
     return docs
 
 
+def python_reference_us() -> float:
+    """The best of five timings of ``sum(range(1000))``: how fast this interpreter runs on this machine at
+    this moment, so that runs made under different loads can be compared (the figures scale with it)."""
+    return round(min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6, 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--profiles", type=int, default=5000)
@@ -143,6 +150,7 @@ def main() -> None:
         "invalid_share": round(invalid / len(docs), 3),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "cores": os.cpu_count(),
+        "python_reference_us": python_reference_us(),
     }
     print(
         f"engine: median {result['median_us']} us per profile (p99 {result['p99_us']} us, mean "
@@ -150,7 +158,8 @@ def main() -> None:
         f"over {result['profiles']} generated profiles, {result['rules']} rules, {result['releases']} "
         f"releases, reused outcomes {'on' if memo else 'off'}; rule set compiled in {result['compile_ms']} "
         f"ms, plans built in {result['plans_ms']} ms; load average {result['load_average']} on "
-        f"{result['cores']} cores"
+        f"{result['cores']} cores; this interpreter's speed now: sum(range(1000)) in "
+        f"{result['python_reference_us']} us"
     )
     if options.check:
         same = sum(
