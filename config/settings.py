@@ -82,11 +82,12 @@ DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR 
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # Persistent connections: without them every request opens a PostgreSQL connection (a new server process)
 # and closes it, which cost more than the whole validation. Each web thread and worker process keeps one for
-# this many seconds (0: one per request). A connection broken by a database restart fails the request that
-# finds it and is then replaced; DB_CONN_HEALTH_CHECKS=true checks it first instead, at one more round trip
-# per request.
+# this many seconds (0: one per request). A kept connection is checked (one `SELECT 1` round trip) before
+# the first query of each request and task, so that a database restart or failover, which breaks every kept
+# connection, fails no request: the broken one is replaced (tests/faults). DB_CONN_HEALTH_CHECKS=false saves
+# that round trip, and then the first request of each thread after a restart fails.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DB_CONN_HEALTH_CHECKS", default=False)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DB_CONN_HEALTH_CHECKS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one SQLite file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
@@ -237,6 +238,11 @@ CELERY_BEAT_SCHEDULE["git-sources"] = {
     "options": {"expires": 60},
 }
 RECHECK_STALL_SECONDS = env.float("RECHECK_STALL_SECONDS", default=60.0)
+# Verdicts per re-check batch task: what a killed worker or a database restart costs to redo.
+RECHECK_BATCH_SIZE = env.int("RECHECK_BATCH_SIZE", default=2000)
+# An alert claimed for sending this long ago belongs to a worker that died mid-send: the sweep puts it back.
+# Keep it above CELERY_TASK_TIME_LIMIT, so that a slow but living send is never claimed twice.
+ALERT_CLAIM_TIMEOUT_SECONDS = env.float("ALERT_CLAIM_TIMEOUT_SECONDS", default=11 * 60.0)
 # Publishing must not hang when the broker is down: fail fast, the sweep applies the change later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5}

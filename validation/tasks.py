@@ -6,19 +6,31 @@ import logging
 import smtplib
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from .models import RuleSet, VllmRelease
 from .services import alerts, matrix, previews, rechecks, release_watch
 
 log = logging.getLogger(__name__)
 
+# A database restart or failover fails the task that meets it: it is retried soon after, on a new connection,
+# rather than left to the sweep's stall detection. Re-check tasks are idempotent, so a retry changes nothing
+# twice. ``max_retries`` spans about two minutes of outage; beyond it the sweep revives the re-check.
+DATABASE_DOWN = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 1,
+    "retry_backoff_max": 20,
+    "retry_jitter": False,
+    "max_retries": 8,
+}
 
-@shared_task(name="validation.recheck_fan_out", acks_late=True)
+
+@shared_task(name="validation.recheck_fan_out", acks_late=True, **DATABASE_DOWN)
 def recheck_fan_out_task(recheck_id: int) -> int:
     return rechecks.recheck_fan_out(recheck_id)
 
 
-@shared_task(name="validation.recheck_batch", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name="validation.recheck_batch", acks_late=True, reject_on_worker_lost=True, **DATABASE_DOWN)
 def recheck_batch_task(recheck_id: int, profile_ids: list[int]) -> int:
     return rechecks.recheck_batch(recheck_id, profile_ids).checked
 
@@ -35,7 +47,7 @@ def alerts_send_task(recheck_id: int) -> int:
 @shared_task(
     name="validation.alerts_send_digest",
     bind=True,
-    autoretry_for=(smtplib.SMTPException, ConnectionError, OSError),
+    autoretry_for=(smtplib.SMTPException, ConnectionError, OSError, OperationalError, InterfaceError),
     retry_backoff=5,
     retry_backoff_max=600,
     retry_jitter=True,

@@ -1,9 +1,12 @@
 """Re-checks, history and alerts through the services, run inline on PostgreSQL (no worker needed here;
 tests/tasks/ runs the same pipeline with a real Celery worker on Redis)."""
 
+import smtplib
+import socket
 from datetime import timedelta
 
 import pytest
+from aiosmtpd.controller import Controller
 from django.utils import timezone
 
 from profiles.models import Profile, TeamMembership
@@ -125,18 +128,47 @@ def test_owner_and_watchers_get_alerts_unless_they_turned_them_off(user, staff, 
     assert states == {"ada": "pending", "sam": "pending", "eve": "suppressed"}
 
 
-def test_smtp_failure_puts_alerts_back_then_marks_them_failed(user, staff, team, fleet_032, settings):
+def test_an_unreachable_smtp_server_keeps_alerts_pending_however_many_attempts(
+    user, staff, team, fleet_032, settings
+):
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 1, 1
     make(user, team, "teacher")
     recheck = move_fleet("0.31.0", staff)
-    for attempt in range(1, alerts.MAX_ATTEMPTS + 1):
+    for attempt in range(1, alerts.MAX_ATTEMPTS + 3):
         with pytest.raises(OSError):
             alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk)
         alert = Alert.objects.get(recipient=user)
-        assert alert.attempts == attempt and alert.last_error
-    assert alert.state == "failed"
+        assert (alert.attempts, alert.state) == (attempt, "pending")
     assert "Connection refused" in alert.last_error or "Errno" in alert.last_error
+
+
+class RefusesRecipients:
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        return "550 5.1.1 no such mailbox"
+
+
+def test_a_server_refusing_the_recipient_marks_alerts_failed_after_the_last_attempt(
+    user, staff, team, fleet_032, settings
+):
+    with socket.socket() as probe:  # a free port (aiosmtpd's readiness check cannot use port 0)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(RefusesRecipients(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+        settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+        make(user, team, "teacher")
+        recheck = move_fleet("0.31.0", staff)
+        for attempt in range(1, alerts.MAX_ATTEMPTS + 1):
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk)
+            alert = Alert.objects.get(recipient=user)
+            assert alert.attempts == attempt and "no such mailbox" in alert.last_error
+    finally:
+        controller.stop()
+    assert alert.state == "failed"
 
 
 def test_publishing_a_rule_set_rechecks_and_breaks_exactly_the_matching_profiles(

@@ -3,19 +3,26 @@
 Alert rows are created in the same transaction as the state change they report (unique per recipient and
 change), so a repeated batch cannot create a second one. Sending claims a recipient's pending alerts
 (``sending``) in one short transaction before the SMTP conversation and marks them ``sent`` after it, so a
-retried or redelivered task never mails an alert twice; an SMTP failure puts them back to ``pending`` for a
-retry with backoff, and after the last attempt they are ``failed`` with the error kept for the alerts page.
+retried or redelivered task never mails an alert twice; marking them sent waits out a database restart
+rather than leave them claimed (a released claim would mail them again).
+
+An SMTP failure puts them back to ``pending`` for a retry with backoff, the error kept for the alerts page. A
+server that cannot be reached (refused or dropped connection, time-out, a 4xx answer) is an outage: the alerts
+stay pending however long it lasts, and the sweep retries them. Only a server that refuses the message itself
+(a 5xx answer: an unknown recipient, say) makes them ``failed``, after ``MAX_ATTEMPTS`` attempts.
 """
 
 from __future__ import annotations
 
 import logging
+import smtplib
+import time
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMultiAlternatives, get_connection
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -26,7 +33,24 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
 # A claim older than this belongs to a worker that died mid-send; the sweep releases it.
-CLAIM_TIMEOUT = timedelta(minutes=10)
+CLAIM_TIMEOUT = timedelta(seconds=getattr(settings, "ALERT_CLAIM_TIMEOUT_SECONDS", 660))
+# How long a sent digest waits for the database to mark its alerts sent (a restart, a failover), well within
+# CLAIM_TIMEOUT; beyond it the claim is released and the digest may be mailed again.
+MARK_SENT_PATIENCE = min(120.0, CLAIM_TIMEOUT.total_seconds() / 2)
+
+
+def smtp_unavailable(exc: BaseException) -> bool:
+    """Whether an SMTP failure says the server is unavailable (try again later, however long) rather than that
+    it refuses this message (a 5xx answer, or every recipient refused)."""
+    if isinstance(exc, smtplib.SMTPConnectError | smtplib.SMTPServerDisconnected):
+        return True
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return exc.smtp_code < 500
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return all(code < 500 for code, _ in exc.recipients.values())
+    if isinstance(exc, smtplib.SMTPException):  # a subclass of OSError: misconfiguration, not an outage
+        return False
+    return isinstance(exc, OSError)  # refused, reset, unreachable, timed out
 
 
 def alert_recipients(profile) -> list:
@@ -140,7 +164,7 @@ def alerts_send_digest(*, recipient_id: int, recheck_id: int | None = None) -> i
         with transaction.atomic():
             rows = Alert.objects.filter(pk__in=ids)
             attempts = alerts[0].attempts + 1
-            final = attempts >= MAX_ATTEMPTS
+            final = attempts >= MAX_ATTEMPTS and not smtp_unavailable(exc)
             rows.update(
                 state=Alert.State.FAILED if final else Alert.State.PENDING,
                 attempts=attempts,
@@ -148,8 +172,27 @@ def alerts_send_digest(*, recipient_id: int, recheck_id: int | None = None) -> i
                 claimed_at=None,
             )
         raise
-    Alert.objects.filter(pk__in=ids).update(state=Alert.State.SENT, sent_at=timezone.now(), last_error="")
+    _mark_sent(ids)
     return len(ids)
+
+
+def _mark_sent(ids: list[int]) -> None:
+    """Mark mailed alerts sent, waiting out a database outage (reconnecting) for up to MARK_SENT_PATIENCE."""
+    deadline, pause = time.monotonic() + MARK_SENT_PATIENCE, 0.2
+    while True:
+        try:
+            Alert.objects.filter(pk__in=ids).update(
+                state=Alert.State.SENT, sent_at=timezone.now(), last_error="", claimed_at=None
+            )
+            return
+        except DatabaseError:
+            if time.monotonic() > deadline or connection.in_atomic_block:
+                log.exception("alerts %s were mailed but could not be marked sent", ids)
+                raise
+            log.warning("alerts %s were mailed; waiting for the database to mark them sent", ids)
+            connection.close()  # a broken connection is replaced by the next query
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
 
 
 def build_digest(recipient, alerts: list[Alert]) -> EmailMultiAlternatives:

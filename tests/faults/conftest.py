@@ -1,0 +1,195 @@
+"""Fixtures of the fault tests: one private PostgreSQL cluster per session with a migrated, seeded template
+database; per test a copy of it, a private Redis, an SMTP server, gunicorn and Celery workers (with beat), all
+real processes that the tests stop, restart and kill. See servers.py."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.examples import EAGER_RULE
+
+from . import servers
+from .servers import wait_for
+
+TEMPLATE = "faults_template"
+DATABASE = "faults"
+
+
+class Stack:
+    """The servers and processes the fault tests share: a private PostgreSQL cluster (its template database
+    migrated and seeded once), a private Redis, an SMTP server, gunicorn and a Celery worker with beat.
+
+    Each test gets a fresh copy of the template under the same database name (the processes reconnect to it),
+    an emptied broker and inbox, and every server and process running again, whatever the previous test
+    stopped or killed."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self.pg = servers.Postgres(base)
+        self.pg.init()
+        with self.pg.connect() as conn:
+            conn.execute(f'CREATE DATABASE "{TEMPLATE}"')
+        env = servers.base_env(base / "seed")
+        env.update(
+            DATABASE_URL=self.pg.url(TEMPLATE),
+            CELERY_BROKER_URL="memory://",
+            CACHE_URL="locmemcache://",
+            EMAIL_URL="consolemail://",
+        )
+        servers.manage(env, "migrate", "--no-input")
+        self.seed = servers.run_module(env, "tests.faults.seed")
+        self.pg.clone(TEMPLATE, DATABASE)
+        self.redis = servers.Redis("faults")
+        self.redis.start()
+        self.smtp = servers.Smtp()
+        self.smtp.start()
+        self.env = servers.base_env(base / "run")
+        self.env.update(
+            DATABASE_URL=self.pg.url(DATABASE),
+            CELERY_BROKER_URL=self.redis.url(0),
+            CACHE_URL=self.redis.url(1),
+            EMAIL_URL=f"smtp://127.0.0.1:{self.smtp.port}",
+        )
+        self.procs = servers.Processes("faults", self.env, base / "run")
+        self.main_worker = self.procs.worker("w0")
+        self.web = self.procs.web()
+        self.staff = self._session(self.seed["staff_key"])
+        self.editor = self._session(self.seed["editor_key"])
+
+    def reset(self) -> None:
+        """A fresh database, broker and inbox, with every server and process up."""
+        if not self.pg.running():
+            self.pg.start()
+        if not self.redis.ping():
+            self.redis.start()
+        self.pg.clone(TEMPLATE, DATABASE)
+        self.redis.flushall()
+        if self.smtp.controller is None:
+            self.smtp.start()
+        self.smtp.messages.clear()
+        self.smtp.hold, self.smtp.holding = False, 0
+        if self.web.poll() is not None:
+            self.web = self.procs.web()
+        if self.main_worker.poll() is not None:
+            self.main_worker = self.procs.worker(f"w{len(self.procs.procs)}")
+
+    def stop_extra_workers(self) -> None:
+        for proc in self.procs.procs:
+            if proc not in (self.web, self.main_worker) and proc.poll() is None:
+                self.procs.kill(proc)
+
+    def _session(self, key: str) -> requests.Session:
+        session = requests.Session()
+        session.headers["Authorization"] = f"Token {key}"
+        return session
+
+    def url(self, path: str) -> str:
+        return self.procs.web_url + path
+
+    def sql(self, query: str, params=()) -> list[tuple]:
+        return self.pg.sql(DATABASE, query, params)
+
+    def one(self, query: str, params=()):
+        return self.sql(query, params)[0][0]
+
+    def recheck(self, recheck_id: int) -> dict:
+        response = self.staff.get(self.url(f"/api/v1/rechecks/{recheck_id}/"), timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def wait_recheck(self, recheck_id: int, timeout: float = 60) -> dict:
+        return wait_for(
+            lambda: (body := self.recheck(recheck_id))["state"] == "done" and body,
+            timeout=timeout,
+            what=f"re-check {recheck_id} to finish",
+        )
+
+    def publish_eager_rule(self) -> int:
+        """Staff publish a rule set that makes the seed's ``--enforce-eager`` profiles invalid (202)."""
+        draft = self.staff.post(self.url("/api/v1/rulesets/"), json={}, timeout=30)
+        assert draft.status_code == 201, draft.text
+        draft_id = draft.json()["id"]
+        rule = self.staff.post(self.url(f"/api/v1/rulesets/{draft_id}/rules/"), json=EAGER_RULE, timeout=30)
+        assert rule.status_code == 200, rule.text
+        published = self.staff.post(self.url(f"/api/v1/rulesets/{draft_id}/publish/"), timeout=30)
+        assert published.status_code == 202, published.text
+        return published.json()["recheck"]
+
+    def reads(self, rounds: int = 3) -> list[int]:
+        """Statuses of the API's reads, each on a new connection (so that every web thread answers some)."""
+        headers = {**self.editor.headers, "Connection": "close"}
+        statuses = []
+        for _ in range(rounds):
+            for path in (
+                "/api/v1/profiles/?page_size=5",
+                "/api/v1/profiles/?q=svc-0004",
+                "/api/v1/teams/",
+                "/api/v1/rulesets/",
+                "/api/v1/fleet/",
+            ):
+                statuses.append(requests.get(self.url(path), headers=headers, timeout=30).status_code)
+        return statuses
+
+    def save(self, name: str, command: str) -> requests.Response:
+        """The editor saves a serving profile through the API."""
+        body = {"team": "ml", "name": name, "kind": "serving", "command": command}
+        return self.editor.post(self.url("/api/v1/profiles/"), json=body, timeout=60)
+
+    def close(self) -> None:
+        self.procs.stop_all()
+        self.redis.stop()
+        self.smtp.stop()
+        self.pg.stop("immediate")
+
+
+@pytest.fixture(scope="session")
+def _faults_stack():
+    base = Path(tempfile.mkdtemp(prefix="vllm-profiles-faults-"))
+    built = None
+    try:
+        built = Stack(base)
+        yield built
+    finally:
+        if built is not None:
+            built.close()
+        servers.remove(base)
+
+
+@pytest.fixture
+def stack(_faults_stack):
+    _faults_stack.reset()
+    yield _faults_stack
+    _faults_stack.stop_extra_workers()
+
+
+def assert_each_profile_checked_once_and_alerted_once(stack: Stack, recheck: dict, added: int = 0) -> None:
+    """The end state every fault must reach: the re-check counted every profile once, every profile's verdict
+    is current, each newly invalid profile has one history entry and one alert per owner, mailed once.
+    ``added``: valid profiles the test saved before publishing."""
+    seed = stack.seed
+    total = seed["profiles"] + added
+    assert (recheck["total"], recheck["done"], recheck["newly_invalid"]) == (total, total, seed["broken"]), (
+        recheck
+    )
+    assert stack.one("SELECT count(*) FROM validation_verdict WHERE pending_recheck_id IS NOT NULL") == 0
+    current = stack.one("SELECT max(id) FROM validation_ruleset WHERE status = 'published'")
+    assert stack.one("SELECT count(*) FROM validation_verdict WHERE ruleset_id <> %s", (current,)) == 0
+    changes = stack.sql(
+        "SELECT profile_id, count(*) FROM validation_verdictchange WHERE cause = 'ruleset' GROUP BY profile_id"
+    )
+    assert len(changes) == seed["broken"] and {n for _, n in changes} == {1}
+    assert stack.one("SELECT count(*) FROM validation_alert") == seed["broken"]
+    wait_for(
+        lambda: stack.one("SELECT count(*) FROM validation_alert WHERE state = 'sent'") == seed["broken"],
+        timeout=60,
+        what="every alert to be sent",
+    )
+    # One digest per owner; together they name each newly invalid profile once: none lost, none twice.
+    assert stack.smtp.recipients() == sorted(seed["broken_by_owner"]), stack.smtp.recipients()
+    mailed = [name for body in stack.smtp.bodies() for name in re.findall(r"^== ml/(svc-\d+) ", body, re.M)]
+    assert sorted(mailed) == seed["broken_names"]

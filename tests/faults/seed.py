@@ -1,0 +1,96 @@
+"""Seed the fault tests' template database: a staff user, an editor, five owners in one team, and
+``FAULTS_PROFILES`` stored valid profiles, every 21st of which runs with ``--enforce-eager`` (so that publishing
+``tests.examples.EAGER_RULE`` makes those invalid). Prints the API keys as JSON on its last line.
+
+Run as ``python -m tests.faults.seed`` with the environment of the server processes (a migrated database).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import django
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+
+from accounts.services import token_create  # noqa: E402
+from profiles.models import Profile, ProfileRevision, TeamMembership  # noqa: E402
+from profiles.services import team_add_member, team_create  # noqa: E402
+from validation.models import Verdict  # noqa: E402
+from validation.selectors import fleet_release, ruleset_current  # noqa: E402
+from validation.services.verdicts import document_validate, profile_document  # noqa: E402
+
+EAGER_EVERY = 21  # coprime with the 5 owners, so every owner has broken profiles
+
+
+def main() -> dict:
+    count = int(os.environ.get("FAULTS_PROFILES", "1000"))
+    User = get_user_model()
+    staff = User.objects.create_user("sam", "sam@example.com", is_staff=True)
+    editor = User.objects.create_user("ada", "ada@example.com")
+    team = team_create(actor=staff, slug="ml", name="ML platform")
+    team_add_member(actor=staff, team=team, user=editor, role=TeamMembership.Role.EDITOR)
+    owners = [User.objects.create_user(f"o{i}", f"o{i}@example.com") for i in range(5)]
+    for owner in owners:
+        team_add_member(actor=staff, team=team, user=owner)
+    TeamMembership.objects.filter(team=team).update(watch=False)  # alerts go to the profiles' owners only
+
+    profiles = [
+        Profile(
+            team=team,
+            name=f"svc-{i:05d}",
+            kind="serving",
+            owner=owners[i % len(owners)],
+            model_name="org/model",
+            engine_args={
+                "max_model_len": 4096 + i,
+                **({"enforce_eager": True} if i % EAGER_EVERY == 0 else {}),
+            },
+        )
+        for i in range(count)
+    ]
+    release, ruleset = fleet_release(), ruleset_current()
+    sample = document_validate(profile_document(profiles[1], release=release), release=release)
+    assert sample.valid, sample
+    for profile in profiles:
+        profile.state = sample.state
+    Profile.objects.bulk_create(profiles, batch_size=2000)
+    Verdict.objects.bulk_create(
+        [
+            Verdict(
+                profile=p,
+                state=sample.state,
+                findings=[f.as_dict() for f in sample.findings],
+                ruleset=ruleset,
+                release=release,
+                release_catalog_sha256=release.catalog_sha256,
+                profile_revision=1,
+            )
+            for p in profiles
+        ],
+        batch_size=2000,
+    )
+    ProfileRevision.objects.bulk_create(
+        [ProfileRevision(profile=p, revision=1, data={}) for p in profiles], batch_size=2000
+    )
+    _, staff_key = token_create(actor=None, user=staff, name="faults")
+    _, editor_key = token_create(actor=None, user=editor, name="faults")
+    return {
+        "staff_key": staff_key,
+        "editor_key": editor_key,
+        "profiles": count,
+        "broken": len(range(0, count, EAGER_EVERY)),
+        "broken_by_owner": {
+            o.email: sum(1 for i in range(0, count, EAGER_EVERY) if i % len(owners) == n)
+            for n, o in enumerate(owners)
+        },
+        "broken_names": [f"svc-{i:05d}" for i in range(0, count, EAGER_EVERY)],
+        "release": release.version,
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(main()))
