@@ -17,3 +17,18 @@ def _audit_as_worker(**kwargs):
     from accounts.context import set_default_origin
 
     set_default_origin("worker")
+
+
+@worker_init.connect
+def _warm_up(**kwargs):
+    """Parse the fleet's catalog and compile the current rule set before the first task (prefork children
+    inherit them), as gunicorn's workers do before their first request: a worker started to replace a killed
+    one takes over its batches at full speed."""
+    import logging
+
+    from validation.selectors import warm_up
+
+    try:
+        warm_up()
+    except Exception as exc:  # a database not migrated or not reachable yet: the first task pays instead
+        logging.getLogger(__name__).warning("warm-up skipped: %s", exc)

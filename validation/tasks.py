@@ -35,7 +35,7 @@ def recheck_batch_task(recheck_id: int, profile_ids: list[int]) -> int:
     return rechecks.recheck_batch(recheck_id, profile_ids).checked
 
 
-@shared_task(name="validation.alerts_send")
+@shared_task(name="validation.alerts_send", **DATABASE_DOWN)
 def alerts_send_task(recheck_id: int) -> int:
     """One digest task per recipient, so one failing mailbox does not hold up the others."""
     recipients = alerts.pending_recipients(recheck_id)

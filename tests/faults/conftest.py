@@ -4,7 +4,12 @@ real processes that the tests stop, restart and kill. See servers.py."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -16,8 +21,25 @@ from tests.examples import EAGER_RULE
 from . import servers
 from .servers import wait_for
 
+# The migrated, seeded template cluster is cached here, keyed by the code that builds it (template_key).
+CACHE = Path(
+    os.environ.get("VLLM_PROFILES_FAULTS_CACHE", Path.home() / ".cache" / "vllm-profiles" / "faults")
+)
 TEMPLATE = "faults_template"
 DATABASE = "faults"
+
+
+def template_key() -> str:
+    """A digest of everything the template database depends on: the product's code, migrations, catalogs and
+    rule packs, the seed, the servers' settings and PostgreSQL's version."""
+    digest = hashlib.sha256(subprocess.run(["initdb", "--version"], capture_output=True).stdout)
+    for package in ("accounts", "config", "hub", "profiles", "sources", "validation"):
+        for path in sorted((servers.ROOT / package).rglob("*")):
+            if path.suffix in (".py", ".json", ".yaml") and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(servers.ROOT)).encode() + b"\0" + path.read_bytes())
+    for path in (Path(__file__).parent / "seed.py", Path(__file__).parent / "servers.py", Path(__file__)):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:24]
 
 
 class Stack:
@@ -31,18 +53,7 @@ class Stack:
     def __init__(self, base: Path):
         self.base = base
         self.pg = servers.Postgres(base)
-        self.pg.init()
-        with self.pg.connect() as conn:
-            conn.execute(f'CREATE DATABASE "{TEMPLATE}"')
-        env = servers.base_env(base / "seed")
-        env.update(
-            DATABASE_URL=self.pg.url(TEMPLATE),
-            CELERY_BROKER_URL="memory://",
-            CACHE_URL="locmemcache://",
-            EMAIL_URL="consolemail://",
-        )
-        servers.manage(env, "migrate", "--no-input")
-        self.seed = servers.run_module(env, "tests.faults.seed")
+        self.seed = self._template()
         self.pg.clone(TEMPLATE, DATABASE)
         self.redis = servers.Redis("faults")
         self.redis.start()
@@ -56,10 +67,54 @@ class Stack:
             EMAIL_URL=f"smtp://127.0.0.1:{self.smtp.port}",
         )
         self.procs = servers.Processes("faults", self.env, base / "run")
+        # Two workers share the re-checks, as in production; the worker tests kill the second one.
         self.main_worker = self.procs.worker("w0")
+        self.second_worker = self.procs.worker("w1", beat=False)
         self.web = self.procs.web()
+        self.wait_workers_ready()
         self.staff = self._session(self.seed["staff_key"])
         self.editor = self._session(self.seed["editor_key"])
+
+    def _template(self) -> dict:
+        """The migrated and seeded template database, from the cache when the code that builds it is
+        unchanged (its data directory is copied), else built (migrate, seed) and cached; returns the seed."""
+        cache = CACHE / template_key()
+        if (cache / "seed.json").exists():
+            shutil.copytree(cache / "pgdata", self.pg.dir, symlinks=True)
+            self.pg.own(self.pg.dir)
+            self.pg.start()
+            return json.loads((cache / "seed.json").read_text())
+        self.pg.init()
+        with self.pg.connect() as conn:
+            conn.execute(f'CREATE DATABASE "{TEMPLATE}"')
+        env = servers.base_env(self.base / "seed")
+        env.update(
+            DATABASE_URL=self.pg.url(TEMPLATE),
+            CELERY_BROKER_URL="memory://",
+            CACHE_URL="locmemcache://",
+            EMAIL_URL="consolemail://",
+        )
+        servers.manage(env, "migrate", "--no-input")
+        seed = servers.run_module(env, "tests.faults.seed")
+        self.pg.stop("fast")
+        CACHE.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(dir=CACHE, prefix=".partial-"))
+        shutil.copytree(self.pg.dir, partial / "pgdata", symlinks=True)
+        (partial / "seed.json").write_text(json.dumps(seed))
+        for stale in CACHE.iterdir():  # one template is kept: the current code's
+            if stale.name != cache.name and not stale.name.startswith("."):
+                shutil.rmtree(stale, ignore_errors=True)
+        try:
+            partial.rename(cache)
+        except OSError:  # another run cached it first
+            shutil.rmtree(partial, ignore_errors=True)
+        self.pg.start()
+        return seed
+
+    def wait_workers_ready(self) -> None:
+        for proc in (self.main_worker, self.second_worker):
+            log = servers.LOGS / f"faults-{self.procs.label_of(proc)}.log"
+            wait_for(lambda log=log: " ready." in log.read_text(), timeout=90, what=f"worker {log.name}")
 
     def reset(self) -> None:
         """A fresh database, broker and inbox, with every server and process up."""
@@ -75,12 +130,21 @@ class Stack:
         self.smtp.hold, self.smtp.holding = False, 0
         if self.web.poll() is not None:
             self.web = self.procs.web()
+        self.supervise()
+
+    def supervise(self) -> None:
+        """Start again a worker that exited, as Kubernetes or docker-compose's restart policy would."""
+        started = False
         if self.main_worker.poll() is not None:
-            self.main_worker = self.procs.worker(f"w{len(self.procs.procs)}")
+            self.main_worker, started = self.procs.worker(f"w{len(self.procs.procs)}"), True
+        if self.second_worker.poll() is not None:
+            self.second_worker, started = self.procs.worker(f"w{len(self.procs.procs)}", beat=False), True
+        if started:
+            self.wait_workers_ready()
 
     def stop_extra_workers(self) -> None:
         for proc in self.procs.procs:
-            if proc not in (self.web, self.main_worker) and proc.poll() is None:
+            if proc not in (self.web, self.main_worker, self.second_worker) and proc.poll() is None:
                 self.procs.kill(proc)
 
     def _session(self, key: str) -> requests.Session:

@@ -68,6 +68,12 @@ class Postgres:
         if self.as_user:
             os.chown(self.log, self.as_user.pw_uid, self.as_user.pw_gid)
 
+    def own(self, path: Path) -> None:
+        if self.as_user:
+            subprocess.run(
+                ["chown", "-R", f"{self.as_user.pw_uid}:{self.as_user.pw_gid}", str(path)], check=True
+            )
+
     def _run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
         def demote():
             if self.as_user:
@@ -231,6 +237,7 @@ class Processes:
         self.env = env
         self.workdir = workdir
         self.procs: list[subprocess.Popen] = []
+        self.labels: dict[int, str] = {}
         self.web_url = ""
 
     def _spawn(self, label: str, command: list[str]) -> subprocess.Popen:
@@ -239,7 +246,11 @@ class Processes:
             command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
         self.procs.append(proc)
+        self.labels[proc.pid] = label
         return proc
+
+    def label_of(self, proc: subprocess.Popen) -> str:
+        return self.labels[proc.pid]
 
     def web(self) -> subprocess.Popen:
         port = free_port()
@@ -291,14 +302,9 @@ class Processes:
         proc.wait(timeout=10)
 
     def stop_all(self) -> None:
+        """The end of the tests: nothing left to finish, so everything is killed at once."""
         for proc in self.procs:
             if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
                 self.kill(proc)
 
 

@@ -34,5 +34,8 @@ def test_redis_stopped_while_saving_and_publishing(stack):
     assert set(stack.reads(1)) == {200}
 
     stack.redis.start()
+    # kombu 5.7 can make a worker exit on the lost connection ("Unrecoverable error: AttributeError" while
+    # closing its channel); its supervisor starts it again, as here.
+    stack.supervise()
     recheck = stack.wait_recheck(recheck_id)
     assert_each_profile_checked_once_and_alerted_once(stack, recheck, added=1)

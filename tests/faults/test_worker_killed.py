@@ -1,24 +1,32 @@
-"""A Celery worker killed (SIGKILL) in the middle of a re-check: another worker finishes it, each profile is
-checked once, and each alert is mailed once."""
+"""A Celery worker killed (SIGKILL) in the middle of a re-check batch: the other worker finishes the re-check
+(the sweep revives the lost batch), each profile is checked once, and each alert is mailed once."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from . import servers
 from .conftest import assert_each_profile_checked_once_and_alerted_once
 from .servers import wait_for
 
 pytestmark = pytest.mark.faults
 
 
-def test_worker_killed_mid_recheck(stack):
-    stack.procs.web()
-    first = stack.procs.worker("w1")
-    recheck_id = stack.publish_eager_rule()
-    wait_for(lambda: stack.recheck(recheck_id)["done"] >= 200, timeout=60, interval=0.05, what="progress")
-    stack.procs.kill(first)
-    assert stack.recheck(recheck_id)["done"] < stack.seed["profiles"], "finished before the kill"
+def test_worker_killed_mid_batch(stack):
+    victim = stack.second_worker
+    log = servers.LOGS / f"faults-{stack.procs.label_of(victim)}.log"
 
-    stack.procs.worker("w2")
+    def mid_batch() -> bool:
+        text = log.read_text()
+        received = re.findall(r"recheck_batch\[([\w-]+)\] received", text)
+        return bool(received) and f"recheck_batch[{received[-1]}] succeeded" not in text
+
+    recheck_id = stack.publish_eager_rule()
+    wait_for(mid_batch, timeout=60, interval=0.02, what="the second worker to be inside a batch")
+    stack.procs.kill(victim)
+    assert stack.recheck(recheck_id)["state"] != "done"
+
     recheck = stack.wait_recheck(recheck_id)
     assert_each_profile_checked_once_and_alerted_once(stack, recheck)
