@@ -176,6 +176,10 @@ ADMISSION_WEBHOOK_TOKEN = env.str("ADMISSION_WEBHOOK_TOKEN", default="")
 # Cache shared by web and worker (full-fleet previews are computed by a worker and shown by the web):
 # CACHE_URL=redis://127.0.0.1:6379/1 in production, a file cache under var/ by default.
 CACHES = {"default": env.cache_url("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
+if CACHES["default"]["BACKEND"].endswith("RedisCache"):
+    # A Redis that is down or unreachable costs a request at most this long, never a hang (the API's
+    # throttle then serves the request uncounted; README "Faults").
+    CACHES["default"].setdefault("OPTIONS", {}).update(socket_connect_timeout=1, socket_timeout=2)
 # Previews of more profiles than this are computed by a worker; the page polls until they are ready.
 PREVIEW_INLINE_PROFILES = env.int("PREVIEW_INLINE_PROFILES", default=2000)
 

@@ -8,10 +8,14 @@ class machinery. The counts live in the default cache: ``CACHE_URL`` (Redis) sha
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import ApiToken
+
+log = logging.getLogger(__name__)
 
 
 class _SettingsRate(SimpleRateThrottle):
@@ -40,9 +44,13 @@ class _SettingsRate(SimpleRateThrottle):
         window = int(now // self.duration)
         key = f"{key}:{window}"
         try:
-            count = self.cache.incr(key)
-        except ValueError:  # the window's first request (or its key just expired)
-            count = 1 if self.cache.add(key, 1, timeout=self.duration + 1) else self.cache.incr(key)
+            try:
+                count = self.cache.incr(key)
+            except ValueError:  # the window's first request (or its key just expired)
+                count = 1 if self.cache.add(key, 1, timeout=self.duration + 1) else self.cache.incr(key)
+        except Exception as exc:  # the cache (Redis) is down: serve the request, uncounted (README "Faults")
+            log.warning("throttle not counted, the cache does not answer: %s", exc)
+            return True
         if count > self.num_requests:
             self._wait = (window + 1) * self.duration - now
             return False

@@ -32,6 +32,11 @@ def test_redis_stopped_while_saving_and_publishing(stack):
     assert refused.status_code == 400 and "org-no-enforce-eager" in refused.text, refused.text
     assert stack.one("SELECT count(*) FROM profiles_profile WHERE name LIKE 'eager-%%'") == 0
     assert set(stack.reads(1)) == {200}
+    # A draft's impact preview (its cache is Redis too) is computed in the request instead.
+    draft = stack.staff.post(stack.url("/api/v1/rulesets/"), json={}, timeout=30).json()["id"]
+    impact = stack.staff.get(stack.url(f"/api/v1/rulesets/{draft}/impact/"), timeout=60)
+    assert impact.status_code == 200, impact.text
+    assert impact.json()["total"] == stack.seed["profiles"] + 1
 
     stack.redis.start()
     # kombu 5.7 can make a worker exit on the lost connection ("Unrecoverable error: AttributeError" while

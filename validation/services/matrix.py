@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from django.core.cache import cache
-
 from ..engine import lint as engine_lint
 from ..models import VllmRelease
 from ..selectors import (
@@ -27,6 +25,7 @@ from ..selectors import (
     ruleset_current,
     waived_rule_ids,
 )
+from . import shared_cache as cache
 from .previews import CACHE_SECONDS, COMPUTE_TIMEOUT, _fingerprint, _waivers
 from .queue import enqueue
 from .verdicts import ProfileRows, document_validate, profile_document

@@ -15,7 +15,6 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count, Max
 
 from ..engine import lint as engine_lint
@@ -30,6 +29,7 @@ from ..selectors import (
     ruleset_current,
     waived_rule_ids_by_profile,
 )
+from . import shared_cache as cache
 from .queue import enqueue
 from .verdicts import ProfileRows, profile_document
 
