@@ -20,6 +20,7 @@ from tools.rulepack.specs import (
     moe,
     multimodal_args,
     observability,
+    older_checks,
     omni_dspark,
     parallel,
     parallel_limits,
@@ -69,6 +70,7 @@ TOPICS = (
     launch_checks,
     spec_draft,
     size_checks,
+    older_checks,
     policy,
 )
 

@@ -58,6 +58,19 @@ RULES = [
         values={"op": f"{CUSTOM_OPS}.filter(op, {BAD_OP})[0]"},
     ),
     R(
+        "custom-ops-one-base-mode-0.20",
+        "Can only specify 'none' or 'all'",
+        (
+            f'{sub("compilation_config", "custom_ops")} && size({CUSTOM_OPS}.filter(op, op in ["all", '
+            f'"none"])) > 1'
+        ),
+        ["compilation_config"],
+        ["Keep one of 'all' / 'none' in custom_ops"],
+        "CompilationConfig.__post_init__ (an assert, raised while --compilation-config is parsed): at most "
+        "one 'all' or 'none' in custom_ops.",
+        ["compilation"],
+    ),
+    R(
         "custom-ops-one-base-mode",
         "custom_ops can contain only one base mode: 'all' or 'none'",
         (
@@ -120,6 +133,10 @@ CASES = {
     ),
     "custom-ops-syntax": (
         {"compilation_config": {"custom_ops": ["none", "rms_norm"]}},
+        {"compilation_config": {"custom_ops": ["none", "+rms_norm"]}},
+    ),
+    "custom-ops-one-base-mode-0.20": (
+        {"compilation_config": {"custom_ops": ["none", "all"]}},
         {"compilation_config": {"custom_ops": ["none", "+rms_norm"]}},
     ),
     "custom-ops-one-base-mode": (

@@ -18,6 +18,20 @@ RULES = [
         },
     ),
     R(
+        "external-lb-requires-dp-rank-0.20",
+        "data_parallel_rank or node_rank must be specified if data_parallel_external_lb is enable.",
+        "effective.data_parallel_external_lb == true && "
+        "!(has(args.data_parallel_rank) && args.data_parallel_rank != null) && "
+        "!((has(args.nnodes) && args.nnodes != null && args.nnodes > 1) && effective.data_parallel_size > 1)",
+        ["data_parallel_external_lb", "data_parallel_rank", "node_rank"],
+        ["Give each instance its --data-parallel-rank", "Remove --data-parallel-external-lb"],
+        "EngineArgs.create_engine_config (an assert): with external load balancing each instance needs its "
+        "data-parallel rank, given or inferred from --node-rank (with --nnodes > 1 and a data-parallel size "
+        "above 1).",
+        ["parallelism", "data-parallel"],
+        fix={"unset": ["data_parallel_external_lb"]},
+    ),
+    R(
         "external-lb-requires-dp",
         "data_parallel_external_lb can only be set when data_parallel_size > 1",
         "effective.data_parallel_external_lb == true && effective.data_parallel_size <= 1",
@@ -209,6 +223,10 @@ CASES = {
     "dp-size-local-le-dp-size": (
         {"data_parallel_size": 2, "data_parallel_size_local": 4},
         {"data_parallel_size": 4, "data_parallel_size_local": 2},
+    ),
+    "external-lb-requires-dp-rank-0.20": (
+        {"data_parallel_external_lb": True, "data_parallel_size": 2},
+        {"data_parallel_external_lb": True, "data_parallel_size": 2, "data_parallel_rank": 0},
     ),
     "external-lb-requires-dp": (
         {"data_parallel_external_lb": True},

@@ -17,6 +17,7 @@ from tools.rulepack.expr import (
     spec_field_true,
 )
 from tools.rulepack.profiles import HIS
+from tools.rulepack.specs.runtime_asserts import MLA
 
 # ---------------------------------------------------------------- Model Runner V2 forced by the environment
 # VllmConfig._validate_v2_model_runner() (called from __post_init__ when use_v2_model_runner) raises with the
@@ -79,8 +80,13 @@ _V2_PD = (
 # (version condition, feature) as read in each release's _get_v2_model_runner_unsupported_features();
 # 0.25 dropped hybrid/align cache mode (model-dependent, not checked), 0.26 made PCP non-MLA only (left out:
 # ModelConfig.use_mla) and dropped logprobs_mode.
+# prefill context parallelism: unsupported by V2 until 0.25; 0.26-0.28 only for non-MLA models
+_PCP_V2 = f"({_PCP} && (vllm.minor <= 25 || !({MLA})))"
+# 0.27.0-0.28.x: without the variable, prefill context parallelism makes vLLM pick V2 by itself
+# (VllmConfig.use_v2_model_runner), which then refuses it for a non-MLA model
+_PCP_FORCES_V2 = f"(vllm.minor >= 27 && vllm.minor <= 28 && {_PCP} && !({MLA}))"
 V2_UNSUPPORTED = [
-    ("vllm.minor <= 25", _PCP),
+    ("vllm.minor <= 28", _PCP_V2),
     ("vllm.minor >= 24", EXT_LAUNCHER_PP),
     ("true", _V2_SPEC_METHOD),
     ("true", _V2_PD),
@@ -105,7 +111,7 @@ V2_UNSUPPORTED_EXPR = (
 # CEL of the name). Only the features read from the arguments (as above) are listed.
 _NGRAMS = f'({HAS_SPEC} && {_M} in ["ngram", "ngram_gpu"])'
 V2_UNSUPPORTED_NAMES = [
-    ("vllm.minor <= 25", _PCP, '"prefill context parallelism"'),
+    ("vllm.minor <= 28", _PCP_V2, '"prefill context parallelism"'),
     ("vllm.minor >= 24", EXT_LAUNCHER_PP, '"pipeline parallelism with external_launcher"'),
     ("vllm.minor <= 29", _NGRAMS, '"ngram/ngram_gpu speculative decoding"'),
     (
@@ -186,7 +192,7 @@ RULES = [
         "Model Runner V2 does not yet support: {', '.join(unsupported)}",
         (
             "has(env.VLLM_USE_V2_MODEL_RUNNER) ? (int(env.VLLM_USE_V2_MODEL_RUNNER) != 0 && "
-            f"!{_REPLAY_FIRST} && {V2_UNSUPPORTED_EXPR}) : false"
+            f"!{_REPLAY_FIRST} && {V2_UNSUPPORTED_EXPR}) : ({_PCP_FORCES_V2} && !{_REPLAY_FIRST})"
         ),
         [
             "env.VLLM_USE_V2_MODEL_RUNNER",
@@ -211,7 +217,9 @@ RULES = [
         (
             "VllmConfig._validate_v2_model_runner: with VLLM_USE_V2_MODEL_RUNNER=1 the V2 model runner is "
             "forced, and every feature in _get_v2_model_runner_unsupported_features() is refused (without "
-            "the variable vLLM falls back to V1 with a warning). The list differs per release: 0.23-0.29 "
+            "the variable vLLM falls back to V1 with a warning; in 0.27-0.28 prefill context parallelism "
+            "alone makes vLLM pick V2, which refuses it for a non-MLA model). The list differs per release: "
+            "0.23-0.29 "
             "accept only eagle/eagle3/mtp (+dflash 0.24, +dspark 0.25, +extract_hidden_states 0.29) "
             "speculative methods; 0.30 refuses ngram/ngram_gpu/draft_model/suffix/medusa/mlp_speculator/"
             "custom_class, 0.31 the same without draft_model, 0.32 suffix/medusa/mlp_speculator/"
@@ -219,7 +227,8 @@ RULES = [
             "PP (-0.29), external_launcher with PP (0.24+), dual batch overlap (-0.29; 0.30+ only with LoRA, "
             "speculative decoding, PP or context parallelism), elastic EP (0.24-0.31), routed experts "
             "capture and EC transfer (-0.27), custom logits processors (-0.30), prompt embeds (-0.28), KV "
-            "sharing fast prefill (-0.29), prefill context parallelism (-0.25), adaptive verification with "
+            "sharing fast prefill (-0.29), prefill context parallelism (-0.25; 0.26-0.28 non-MLA models), "
+            "adaptive verification with "
             "LoRA or PP (0.28), mamba cache mode 'all' (0.30-0.31), heterogeneous-vocabulary drafts "
             "(0.32+). Not reported where a sampling-replay check refuses first (0.28+). Checked here from "
             "the arguments only: "

@@ -255,6 +255,25 @@ RULES = [
         },
     ),
     R(
+        "dcp-gqa-tp-above-kv-heads-0.20",
+        "must be greater than total num kv heads {total_num_kv_heads} when enable decode context parallel",
+        "effective.decode_context_parallel_size > 1 && !has(model.config.kv_lora_rank) && "
+        f"effective.tensor_parallel_size <= {KVH}",
+        ["decode_context_parallel_size", "tensor_parallel_size", "model"],
+        [
+            "Increase --tensor-parallel-size above the model's number of KV heads",
+            "Set --decode-context-parallel-size 1",
+        ],
+        (
+            "ModelConfig.verify_with_parallel_config (an assert; non-MLA models, whose config has no "
+            "kv_lora_rank). Reads num_key_value_heads from the model's config.json."
+        ),
+        ["parallelism", "model"],
+        needs=["model.config"],
+        fix={"unset": ["decode_context_parallel_size"]},
+        values={"tensor_parallel_size": "effective.tensor_parallel_size", "total_num_kv_heads": KVH},
+    ),
+    R(
         "dcp-gqa-requires-tp-above-kv-heads",
         (
             "Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` "
@@ -344,6 +363,10 @@ CASES = {
             args={"tensor_parallel_size": 8},
             hardware={"gpu": "H100-80GB", "gpus_per_node": 8, "nodes": 1},
         ),
+    ),
+    "dcp-gqa-tp-above-kv-heads-0.20": (
+        {"tensor_parallel_size": 4, "decode_context_parallel_size": 2},
+        {"tensor_parallel_size": 16, "decode_context_parallel_size": 2},
     ),
     "dcp-gqa-requires-tp-above-kv-heads": (
         {"tensor_parallel_size": 4, "decode_context_parallel_size": 2},

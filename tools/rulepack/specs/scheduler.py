@@ -13,13 +13,23 @@ _USER_LEN = f"({A('max_model_len')} && type(args.max_model_len) == int && args.m
 _EFFECTIVE_LEN = f"({_USER_LEN} ? args.max_model_len : int({_DERIVED_LEN}))"
 
 # Python's str() of the derived float: 32768.0 (CEL's string() of a double drops an integral value's ".0").
+# Before 0.30.0 the length stays a Python int when the RoPE config's factor is an int and its type is not
+# su/longrope/llama3 (e.g. DeepSeek-V3's YaRN: 4096 * 40 = 163840): vLLM then prints no ".0".
+_RS = "model.config.rope_scaling"
+_ROPE_TYPE = f'(has({_RS}.rope_type) ? {_RS}.rope_type : (has({_RS}.type) ? {_RS}.type : "default"))'
+_INT_LEN = (
+    f"(vllm.minor < 30 && has({_RS}) && {_RS} != null && type({_RS}) == map && has({_RS}.factor) && "
+    f'type({_RS}.factor) == int && !({_ROPE_TYPE} in ["su", "longrope", "llama3"]))'
+)
 _PY_FLOAT = (
+    f"({_INT_LEN} ? string(int({_DERIVED_LEN})) : "
     f'({_DERIVED_LEN} == double(int({_DERIVED_LEN})) ? string(int({_DERIVED_LEN})) + ".0" : '
-    f"string({_DERIVED_LEN}))"
+    f"string({_DERIVED_LEN})))"
 )
 
 # The text vLLM formats into {msg} and {warning} (the same in 0.20.0-0.34.0): the derived length's key is
-# max_position_embeddings (also for YaRN before 0.30.0), a float, and the config has no model_max_length.
+# max_position_embeddings (also for YaRN before 0.30.0), a float (an int in the case above), and the config
+# has no model_max_length.
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
     'max_model_len (max_position_embeddings=" + ' + _PY_FLOAT + " + "
@@ -120,6 +130,9 @@ RULES = [
         ["Lower --long-prefill-token-threshold to at most --max-model-len"],
         "SchedulerConfig (checked here for an explicit max_model_len).",
         ["scheduler"],
+        range=["0.27.0", None],
+        narrowed="0.20.0-0.26.0 check it only with max_num_partial_prefills > 1, which EngineArgs refuses "
+        "first (Concurrent Partial Prefill is not supported): unreachable there",
         values={
             "self.long_prefill_token_threshold": "effective.long_prefill_token_threshold",
             "max_model_len": "effective.max_model_len",
