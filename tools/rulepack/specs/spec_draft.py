@@ -39,6 +39,20 @@ DIV_TEXT = f"num_speculative_tokens:{{{{ {NST} }}}} must be divisible by n_predi
 DIV = f"{DRAFTED} && {NST_SET} && {HAS_NP} && {NST} > {NP} && {NST} % {NP} != 0"
 
 RULES = [
+    R(
+        "spec-num-tokens-required-0.20.0",
+        "A speculative model was provided, but neither `speculative_token_tree` nor",
+        f"{DRAFTED} && !{NST_SET} && {NO_NP} && !{sub('speculative_config', 'speculative_token_tree')}",
+        ["speculative_config"],
+        [
+            "Set speculative_config.num_speculative_tokens (the draft's config gives no n_predict to "
+            "default to)"
+        ],
+        "SpeculativeConfig.__post_init__ (0.20.x): a draft model whose config.json has no n_predict, with "
+        "neither num_speculative_tokens nor a speculative_token_tree.",
+        ["speculative-decoding", "model-config"],
+        needs=["model.draft.config"],
+    ),
     *located(
         "spec-num-tokens-required",
         [("0.21.0", "0.33.0"), ("0.34.0", "0.34.0")],
@@ -163,6 +177,7 @@ VOCAB_CASE = (
 
 CASES = {
     "spec-draft-vocab-size-mismatch": VOCAB_CASE,
+    "spec-num-tokens-required-0.20.0": NEEDS,
     "spec-num-tokens-required-0.21.0": NEEDS,
     "spec-num-tokens-required": NEEDS,
     "spec-num-tokens-divisible-n-predict-0.20.0": DIVS,

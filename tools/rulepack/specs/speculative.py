@@ -355,15 +355,20 @@ RULES = [
         "spec-mtp-needs-num-speculative-tokens",
         "num_speculative_tokens must be provided with speculative model unless the draft model config",
         (
-            f'{SPEC_M} && {_METHOD_AFTER_ALIASES} == "mtp" && '
+            f'{SPEC_M} && {_METHOD_AFTER_ALIASES} in ["mtp", "ngram"] && '
             f"!{sub('speculative_config', 'num_speculative_tokens')} && !{sub('speculative_config', 'model')}"
         ),
         ["speculative_config"],
-        ["Add num_speculative_tokens to --speculative-config (e.g. 1 per MTP layer)"],
+        [
+            "Add num_speculative_tokens to --speculative-config (e.g. 1 per MTP layer, or the n-gram "
+            "lookahead)"
+        ],
         (
             "SpeculativeConfig: MTP drafts from the target model itself, but vLLM only takes the target as "
             "the draft (whose config would give n_predict) when num_speculative_tokens is set, so an MTP "
-            "config without it and without a draft model is refused in _verify_args."
+            "config without it and without a draft model is refused in _verify_args; an n-gram config "
+            "(method ngram or [ngram], no model) without num_speculative_tokens has nothing to take it from "
+            "and is refused there too."
         ),
         ["speculative-decoding"],
     ),
