@@ -110,9 +110,8 @@ class Postgres:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
     def connect(self, database: str = "postgres", **kwargs) -> psycopg.Connection:
-        return psycopg.connect(
-            host="127.0.0.1", port=self.port, user="postgres", dbname=database, autocommit=True, **kwargs
-        )
+        kwargs.setdefault("autocommit", True)
+        return psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname=database, **kwargs)
 
     def sql(self, database: str, query: str, params=()) -> list[tuple]:
         with self.connect(database) as conn:

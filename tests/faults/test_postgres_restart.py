@@ -17,10 +17,11 @@ UNKNOWN_FLAG = "vllm serve org/model --max-model-lenn 8192"
 
 def test_postgres_restarted_mid_recheck(stack):
     assert set(stack.reads(1)) == {200}  # every web thread holds a database connection now
+    stack.hold_back()  # the restart cuts this connection too, and so lets the last 50 verdicts go
     recheck_id = stack.publish_eager_rule()
     wait_for(lambda: stack.recheck(recheck_id)["done"] >= 200, timeout=60, interval=0.05, what="progress")
     stack.pg.restart()
-    assert stack.recheck(recheck_id)["done"] < stack.seed["profiles"], "finished before the restart"
+    assert stack.recheck(recheck_id)["state"] != "done"
 
     # The web process answers at once: no request fails on a connection the restart broke.
     assert set(stack.reads()) == {200}

@@ -118,9 +118,14 @@ def alerts_create_for_changes(*, changes: list[VerdictChange], recheck: Recheck 
 
 
 def _claim(recipient_id: int, recheck_id: int | None) -> list[int]:
+    """Claim the recipient's pending alerts of a finished re-check (one digest per re-check: a task that runs
+    early, a retry of another one, say, leaves a running re-check's alerts to the digest sent at its end)."""
     with transaction.atomic():
-        alerts = Alert.objects.select_for_update(skip_locked=True).filter(
-            recipient_id=recipient_id, state=Alert.State.PENDING, recheck_id=recheck_id
+        alerts = Alert.objects.select_for_update(skip_locked=True, of=("self",)).filter(
+            Q(recheck__isnull=True) | Q(recheck__state=Recheck.State.DONE),
+            recipient_id=recipient_id,
+            state=Alert.State.PENDING,
+            recheck_id=recheck_id,
         )
         ids = list(alerts.values_list("pk", flat=True))
         Alert.objects.filter(pk__in=ids).update(state=Alert.State.SENDING, claimed_at=timezone.now())
