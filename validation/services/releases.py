@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
@@ -22,6 +21,7 @@ from ..engine.diff import diff_catalogs
 from ..errors import DomainError
 from ..models import FleetSettings, ReleaseCatalog, VllmRelease
 from ..selectors import catalog_for, release_get, ruleset_current
+from . import shared_cache as cache
 from .rechecks import recheck_start
 
 CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalogs"
