@@ -351,6 +351,16 @@ def test_kv_cache_dtype_check_moved_from_argparse_into_the_config_in_0_33_0():
     assert check_catalog({"kv_cache_dtype": "fp8_e4m3"}, catalog("0.33.0")) == []
 
 
+def test_plain_string_where_the_config_takes_a_dict_or_a_callable():
+    # --hf-overrides keeps a non-JSON value as a string; ModelConfig's `dict[str, Any] | Callable` refuses it
+    for version in ("0.20.0", "0.27.1", "0.34.0"):
+        finding = only(check_catalog({"hf_overrides": "max_position_embeddings=65536"}, catalog(version)))
+        assert finding.message == "hf_overrides.dict[str,any]: Input should be a valid dictionary"
+        assert check_catalog({"hf_overrides": {"max_position_embeddings": 65536}}, catalog(version)) == []
+    # a field that takes a string as well keeps it
+    assert check_catalog({"pt_load_map_location": "cuda:0"}, catalog("0.34.0")) == []
+
+
 def test_registries_checked_at_start_up_on_0_34_0():
     c = catalog("0.34.0")
     quant = only(check_catalog({"quantization": "awq9"}, c))
@@ -362,7 +372,7 @@ def test_registries_checked_at_start_up_on_0_34_0():
     assert tool.message.startswith("invalid tool call parser: nope (chose from { ")
     assert "hermes" in tool.message
     reasoning = only(check_catalog({"reasoning_parser": "nope"}, c))
-    assert reasoning.message.startswith("invalid reasoning parser: nope (chose from { ")
+    assert reasoning.message.startswith("Reasoning parser 'nope' not found. Available parsers: beam, ")
     assert check_catalog({"reasoning_parser": "deepseek_r1"}, c) == []
     backend = only(check_catalog({"attention_backend": "flash"}, c))
     assert backend.message.startswith("Unknown attention backend: 'flash'. Valid options are: FLASH_ATTN, ")

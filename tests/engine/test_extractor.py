@@ -771,10 +771,22 @@ class Granite:
     "vllm/entrypoints/cli_args.py": """
 def validate_api_server_args(args):
     valid_reasoning_parsers = ReasoningParserManager.list_registered()
-    if (reasoning_parser := args.reasoning_parser) and reasoning_parser not in valid_reasoning_parsers:
+    if (
+        reasoning_parser := args.structured_outputs_config.reasoning_parser
+    ) and reasoning_parser not in valid_reasoning_parsers:
         raise KeyError(
             f"invalid reasoning parser: {reasoning_parser} "
             f"(chose from {{ {','.join(valid_reasoning_parsers)} }})"
+        )
+""",
+    "vllm/reasoning/abs_reasoning_parsers.py": """
+class ReasoningParserManager:
+    def get_reasoning_parser(cls, name):
+        if name in cls.reasoning_parsers:
+            return cls.reasoning_parsers[name]
+        registered = ", ".join(cls.list_registered())
+        raise KeyError(
+            f"Reasoning parser '{name}' not found. Available parsers: {registered}"
         )
 """,
 }
@@ -805,8 +817,10 @@ def test_value_sets_and_their_messages_from_a_small_source_tree(tmp_path):
     assert messages[("compilation_config", "mode")] == (
         "Invalid compilation mode: {value}. Valid modes are: NONE, VLLM_COMPILE"
     )
+    # --reasoning-parser reaches the API server's check only inside structured_outputs_config, which the
+    # engine arguments fill later: the first refusal is the parser registry's
     assert messages[("reasoning_parser", None)] == (
-        "invalid reasoning parser: {value} (chose from { deepseek_r1,granite,hunyuan,qwen3 })"
+        "Reasoning parser '{value}' not found. Available parsers: deepseek_r1, granite, hunyuan, qwen3"
     )
 
 

@@ -13,6 +13,7 @@ from .interp import (
     EnumMember,
     FieldSpec,
     FuncVal,
+    GenericT,
     Instance,
     InterpError,
     Interpreter,
@@ -22,8 +23,10 @@ from .interp import (
     Special,
 )
 from .kwargs import (
+    DICT,
     NONE_T,
     ORIGIN,
+    STR,
     ActionRec,
     Conv,
     KwargsEngine,
@@ -222,6 +225,16 @@ def _action_kind(action: Any) -> tuple[str, str | None]:
     return "custom", None
 
 
+def _pydantic_dict_tag(hints) -> str:
+    """pydantic's name of the dict member of a union in a validation error's location: `dict[str,any]`."""
+    for h in hints:
+        if h is DICT:
+            return "dict[any,any]"
+        if isinstance(h, GenericT) and h.origin is DICT and len(h.args) == 2:
+            return "dict[" + ",".join("str" if a is STR else "any" for a in h.args) + "]"
+    return "dict[any,any]"
+
+
 def _value_type(kw: dict, origin: Origin | None, action_kind: str) -> dict[str, Any]:
     """The catalog type of the value, and what goes with it (item type, config class, nullability...)."""
     conv = classify_conv(kw.get("type"))
@@ -234,6 +247,7 @@ def _value_type(kw: dict, origin: Origin | None, action_kind: str) -> dict[str, 
     out: dict[str, Any] = {
         "item_type": None,
         "json_or_str": False,
+        "str_refused": None,
         "config_class": None,
         "human_readable_int": False,
         "special_values": [],
@@ -252,6 +266,10 @@ def _value_type(kw: dict, origin: Origin | None, action_kind: str) -> dict[str, 
     elif base == "dict_or_str":
         base = "json"
         out["json_or_str"] = True
+        if origin is not None and STR not in origin.hints:
+            # argparse keeps a plain string, but the config field (e.g. `dict[str, Any] | Callable`) takes no
+            # str: pydantic refuses it, first against the dict member of the union
+            out["str_refused"] = _pydantic_dict_tag(origin.hints)
     elif base not in ("int", "float", "bool", "str", "json"):
         base = "str"
     if (
@@ -470,6 +488,8 @@ class CatalogBuilder:
             spec["special_values"] = value["special_values"]
         if value["json_or_str"]:
             spec["json_or_str"] = True
+        if value["str_refused"]:
+            spec["str_refused"] = value["str_refused"]
         if value["repeatable"]:
             spec["repeatable"] = True
         spec["config_class"] = value["config_class"]

@@ -69,7 +69,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         case="upper",
         also=("AUTO",),
     ),
-    CheckSpec("reasoning_parsers", "reasoning_parser", message=r"invalid reasoning parser"),
+    # --reasoning-parser: the API server's own check (validate_api_server_args) reads
+    # structured_outputs_config.reasoning_parser, which the engine arguments fill only when the config is
+    # built, so the first refusal is ReasoningParserManager.get_reasoning_parser's KeyError
+    CheckSpec("reasoning_parsers", "reasoning_parser", message=r"Reasoning parser '"),
     CheckSpec(
         "tool_call_parsers",
         "tool_call_parser",
@@ -89,7 +92,14 @@ CHECKS: tuple[CheckSpec, ...] = (
 )
 
 # Where vLLM raises the messages of CHECKS besides the config code the catalog's ``errors`` already scan.
-MESSAGE_DIRS = ("vllm/config/", "vllm/entrypoints/", "vllm/v1/attention/", "vllm/attention/", "vllm/engine/")
+MESSAGE_DIRS = (
+    "vllm/config/",
+    "vllm/entrypoints/",
+    "vllm/v1/attention/",
+    "vllm/attention/",
+    "vllm/engine/",
+    "vllm/reasoning/",
+)
 
 
 # ------------------------------------------------------------------------------------------ definitions

@@ -686,6 +686,9 @@ def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | 
                     return None
                 return f"argument {flag}: invalid JSON object: {value!r}"
             return f"argument {flag}: expected a JSON object, got {value!r}"
+        if isinstance(value, str) and spec.str_refused:
+            # the parser keeps a non-JSON string; the config's pydantic validation refuses it
+            return f"{spec.name}.{spec.str_refused}: Input should be a valid dictionary"
         return None  # free-form JSON (dicts, lists, strings): vLLM takes it as given
     if not _is_type(value, kind, spec, lax):
         return f"argument {flag}: invalid {kind} value: {value!r}"

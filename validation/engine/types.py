@@ -89,6 +89,9 @@ class ArgSpec:
     nargs: str | int | None = None  # argparse nargs as registered: "+", "?", or a fixed count
     repeatable: bool = False  # action="append": the flag may be given several times, values accumulate
     json_or_str: bool = False  # a JSON object when the value looks like {...}, a plain string otherwise
+    # json_or_str whose config field takes no plain string (`dict[str, Any] | Callable`): pydantic's name of
+    # the union's dict member (`dict[str,any]`), for its "Input should be a valid dictionary" refusal
+    str_refused: str | None = None
     special_values: tuple[str, ...] = ()  # extra spellings accepted besides the type, e.g. "auto"/"-1"
     suggestions: tuple[Any, ...] | None = None  # known values of a free-text argument (Literal | str)
     origin: dict[str, Any] | None = None  # {"class", "field", "file", "line"} of the config field behind it
