@@ -60,8 +60,9 @@ HEADER = """\
 #   text; a range still open in 0.34.0 is left open. `source` links the check in the newest release of the
 #   range (the commit is the release's __commit_id__).
 # Inputs the profile cannot know are assumed to be the product's target: NVIDIA CUDA GPUs, triton installed,
-#   no third-party logits-processor plugins installed. Facts that need the model read model.architecture /
-#   model.config, so a profile without them gets "could not verify" rather than a guess.
+#   no third-party logits-processor plugins installed, a default `pip install vllm` (no Ray, no
+#   arctic-inference). Facts that need the model read model.architecture / model.config, so a profile
+#   without them gets "could not verify" rather than a guess.
 # Python's `bool(int(value))` parsing of VLLM_USE_V2_MODEL_RUNNER is `int(env.X) != 0` in CEL.
 # Also category vllm: the `vllm serve` entrypoint's own argument checks, which run before the engine config is
 #   built (ServeSubcommand.cmd in vllm/entrypoints/cli/serve.py; validate_parsed_serve_args in

@@ -44,6 +44,8 @@ def files_for(v):
         "vllm/utils/argparse_utils.py",  # FlexibleArgumentParser: --config files, ports, human-readable ints
         # 0.34.0: SpeculativeConfig's per-method checks moved into the speculators' configs
         "vllm/v1/worker/gpu/spec_decode/speculator_config.py",
+        # ParallelConfig._verify_args asks it whether Ray imports (--distributed-executor-backend ray)
+        "vllm/v1/executor/ray_utils.py",
     ]:
         if os.path.exists(base + p):
             out.append(p)

@@ -195,6 +195,7 @@ ORDER = [
     "dp-external-rank-requires-size-local-1",
     "dp-hybrid-lb-requires-size-local",
     "fault-tolerance-requires-external-lb",
+    "spec-ngram-lookup-min-le-max-0.20.0",
     "spec-ngram-lookup-min-le-max",
     "spec-tokens-without-model",
     "spec-custom-class-requires-model",

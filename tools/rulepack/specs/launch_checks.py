@@ -109,6 +109,25 @@ RULES = [
         needs=["model.config"],
     ),
     R(
+        "ray-backend-not-installed",
+        "Failed to import Ray: {ray_import_err}.",
+        'has(args.distributed_executor_backend) && args.distributed_executor_backend == "ray"',
+        ["distributed_executor_backend"],
+        [
+            "Install Ray on every node of the deployment (pip install ray), or use an image that has it",
+            "Use the multiprocessing backend (--distributed-executor-backend mp, with --nnodes for several "
+            "nodes)",
+        ],
+        "ParallelConfig._verify_args: the Ray backend needs the ray package, which a default `pip install "
+        "vllm` does not install (it is neither a requirement nor an extra of the wheel). The product assumes "
+        "a default install, as vLLM's own image has it; with Ray installed on the serving hosts this finding "
+        "can be waived.",
+        ["parallelism", "ray", "installation"],
+        msg_text="Failed to import Ray: {ray_import_err}.Please install Ray with `pip install ray`.",
+        values={"ray_import_err": "\"No module named 'ray'\""},
+        fix={"set": {"distributed_executor_backend": "mp"}},
+    ),
+    R(
         "spec-draft-tp-one-or-target",
         "cannot be other value than 1 or target model tensor_parallel_size",
         f"{HAS_SPEC} && {sub('speculative_config', 'model')} && "
@@ -127,6 +146,11 @@ RULES = [
     ),
 ]
 
+RAY_CASE = (
+    {"distributed_executor_backend": "ray", "tensor_parallel_size": 2},
+    {"distributed_executor_backend": "mp", "tensor_parallel_size": 2},
+)
+
 GEMMA2 = {
     "name": "google/gemma-2-9b-it",
     "architecture": "Gemma2ForCausalLM",
@@ -135,6 +159,7 @@ GEMMA2 = {
 EAGLE = {"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}
 
 CASES = {
+    "ray-backend-not-installed": RAY_CASE,
     "offline-dp-dense-model": (
         {"args": {}, "env": {"VLLM_DP_SIZE": "2"}},
         {"args": {}, "env": {"VLLM_DP_SIZE": "1"}},

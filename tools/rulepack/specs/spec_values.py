@@ -17,7 +17,22 @@ NO_DRAFT_MODEL = '["ngram", "ngram_gpu", "suffix", "custom_class", "extract_hidd
 
 RULES = [
     R(
-        "suffix-max-tree-depth-positive",
+        "suffix-arctic-inference-not-installed",
+        "Arctic Inference is required for suffix decoding.",
+        SUFFIX,
+        ["speculative_config"],
+        [
+            "Install Arctic Inference on the serving hosts (pip install arctic-inference==0.1.1)",
+            "Use another speculative method (ngram needs no extra package)",
+        ],
+        "SpeculativeConfig._validate_suffix_decoding: method 'suffix' needs the arctic-inference package, "
+        "which a default `pip install vllm` does not install (it is not a requirement of the wheel). The "
+        "product assumes a default install; with the package installed on the serving hosts this finding "
+        "can be waived. 0.34.0 no longer checks it at start-up.",
+        ["speculative-decoding", "suffix-decoding", "installation"],
+    ),
+    R(
+        "suffix-max-tree-depth-positive-0.20.0",
         "suffix_decoding_max_tree_depth={self.suffix_decoding_max_tree_depth} must be >= 1",
         f"{sfx('suffix_decoding_max_tree_depth')} && {SC}.suffix_decoding_max_tree_depth < 1",
         ["speculative_config"],
@@ -29,7 +44,18 @@ RULES = [
         fix={"unset": ["speculative_config.suffix_decoding_max_tree_depth"]},
     ),
     R(
-        "suffix-max-cached-requests-non-negative",
+        "suffix-max-tree-depth-positive",
+        "suffix_decoding_max_tree_depth={spec.suffix_decoding_max_tree_depth} must be >= 1",
+        f"{sfx('suffix_decoding_max_tree_depth')} && {SC}.suffix_decoding_max_tree_depth < 1",
+        ["speculative_config"],
+        ["Give suffix_decoding_max_tree_depth 1 or more (default 24)"],
+        "SuffixSpeculatorConfig.configure (0.34.0, method 'suffix').",
+        ["speculative-decoding", "suffix-decoding"],
+        values={"spec.suffix_decoding_max_tree_depth": f"{SC}.suffix_decoding_max_tree_depth"},
+        fix={"unset": ["speculative_config.suffix_decoding_max_tree_depth"]},
+    ),
+    R(
+        "suffix-max-cached-requests-non-negative-0.20.0",
         "suffix_decoding_max_cached_requests={self.suffix_decoding_max_cached_requests} must be >= 0",
         f"{sfx('suffix_decoding_max_cached_requests')} && {SC}.suffix_decoding_max_cached_requests < 0",
         ["speculative_config"],
@@ -40,7 +66,18 @@ RULES = [
         fix={"unset": ["speculative_config.suffix_decoding_max_cached_requests"]},
     ),
     R(
-        "suffix-max-spec-factor-non-negative",
+        "suffix-max-cached-requests-non-negative",
+        "suffix_decoding_max_cached_requests={spec.suffix_decoding_max_cached_requests} must be >= 0",
+        f"{sfx('suffix_decoding_max_cached_requests')} && {SC}.suffix_decoding_max_cached_requests < 0",
+        ["speculative_config"],
+        ["Give suffix_decoding_max_cached_requests 0 or more (0 disables the global cache)"],
+        "SuffixSpeculatorConfig.configure (0.34.0, method 'suffix').",
+        ["speculative-decoding", "suffix-decoding"],
+        values={"spec.suffix_decoding_max_cached_requests": f"{SC}.suffix_decoding_max_cached_requests"},
+        fix={"unset": ["speculative_config.suffix_decoding_max_cached_requests"]},
+    ),
+    R(
+        "suffix-max-spec-factor-non-negative-0.20.0",
         "suffix_decoding_max_spec_factor={self.suffix_decoding_max_spec_factor} must be >= 0",
         f"{sfx('suffix_decoding_max_spec_factor')} && double({SC}.suffix_decoding_max_spec_factor) < 0.0",
         ["speculative_config"],
@@ -51,7 +88,18 @@ RULES = [
         fix={"unset": ["speculative_config.suffix_decoding_max_spec_factor"]},
     ),
     R(
-        "suffix-min-token-prob-range",
+        "suffix-max-spec-factor-non-negative",
+        "suffix_decoding_max_spec_factor={spec.suffix_decoding_max_spec_factor} must be >= 0",
+        f"{sfx('suffix_decoding_max_spec_factor')} && double({SC}.suffix_decoding_max_spec_factor) < 0.0",
+        ["speculative_config"],
+        ["Give suffix_decoding_max_spec_factor 0 or more (default 1.0)"],
+        "SuffixSpeculatorConfig.configure (0.34.0, method 'suffix'); the field is a float.",
+        ["speculative-decoding", "suffix-decoding"],
+        values={"spec.suffix_decoding_max_spec_factor": f"double({SC}.suffix_decoding_max_spec_factor)"},
+        fix={"unset": ["speculative_config.suffix_decoding_max_spec_factor"]},
+    ),
+    R(
+        "suffix-min-token-prob-range-0.20.0",
         "suffix_decoding_min_token_prob={self.suffix_decoding_min_token_prob} must be in [0, 1]",
         f"{sfx('suffix_decoding_min_token_prob')} && (double({SC}.suffix_decoding_min_token_prob) < 0.0 || "
         f"double({SC}.suffix_decoding_min_token_prob) > 1.0)",
@@ -60,6 +108,18 @@ RULES = [
         "SpeculativeConfig._validate_suffix_decoding (method 'suffix'); the field is a float.",
         ["speculative-decoding", "suffix-decoding"],
         values={"self.suffix_decoding_min_token_prob": f"double({SC}.suffix_decoding_min_token_prob)"},
+        fix={"unset": ["speculative_config.suffix_decoding_min_token_prob"]},
+    ),
+    R(
+        "suffix-min-token-prob-range",
+        "suffix_decoding_min_token_prob={spec.suffix_decoding_min_token_prob} must be in [0, 1]",
+        f"{sfx('suffix_decoding_min_token_prob')} && (double({SC}.suffix_decoding_min_token_prob) < 0.0 || "
+        f"double({SC}.suffix_decoding_min_token_prob) > 1.0)",
+        ["speculative_config"],
+        ["Give suffix_decoding_min_token_prob between 0 and 1 (default 0.1)"],
+        "SuffixSpeculatorConfig.configure (0.34.0, method 'suffix'); the field is a float.",
+        ["speculative-decoding", "suffix-decoding"],
+        values={"spec.suffix_decoding_min_token_prob": f"double({SC}.suffix_decoding_min_token_prob)"},
         fix={"unset": ["speculative_config.suffix_decoding_min_token_prob"]},
     ),
     R(
@@ -116,17 +176,37 @@ CASES = {
         {"speculative_config": ADAPT, "compilation_config": {"cudagraph_mode": "PIECEWISE"}},
         {"speculative_config": ADAPT, "compilation_config": {"cudagraph_mode": "FULL_AND_PIECEWISE"}},
     ),
+    "suffix-arctic-inference-not-installed": (
+        {"speculative_config": dict(SUFFIX_CFG)},
+        {"speculative_config": {"method": "ngram", "num_speculative_tokens": 3}},
+    ),
+    "suffix-max-tree-depth-positive-0.20.0": (
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_tree_depth=0)},
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_tree_depth=8)},
+    ),
     "suffix-max-tree-depth-positive": (
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_tree_depth=0)},
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_tree_depth=8)},
+    ),
+    "suffix-max-cached-requests-non-negative-0.20.0": (
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_cached_requests=-1)},
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_cached_requests=0)},
     ),
     "suffix-max-cached-requests-non-negative": (
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_cached_requests=-1)},
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_cached_requests=0)},
     ),
+    "suffix-max-spec-factor-non-negative-0.20.0": (
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_spec_factor=-1)},
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_spec_factor=2.0)},
+    ),
     "suffix-max-spec-factor-non-negative": (
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_spec_factor=-1)},
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_max_spec_factor=2.0)},
+    ),
+    "suffix-min-token-prob-range-0.20.0": (
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_min_token_prob=1.5)},
+        {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_min_token_prob=0.5)},
     ),
     "suffix-min-token-prob-range": (
         {"speculative_config": dict(SUFFIX_CFG, suffix_decoding_min_token_prob=1.5)},

@@ -327,7 +327,7 @@ RULES = [
         fix={"set": {"speculative_config.rejection_sample_method": "synthetic"}},
     ),
     R(
-        "spec-ngram-lookup-min-le-max",
+        "spec-ngram-lookup-min-le-max-0.20.0",
         "prompt_lookup_min={self.prompt_lookup_min} must be <= prompt_lookup_max={self.prompt_lookup_max}",
         (
             f"{sub('speculative_config', 'prompt_lookup_min')} && "
@@ -352,23 +352,49 @@ RULES = [
         },
     ),
     R(
+        "spec-ngram-lookup-min-le-max",
+        "prompt_lookup_min={spec.prompt_lookup_min} must be <= prompt_lookup_max={spec.prompt_lookup_max}",
+        (
+            f"{sub('speculative_config', 'prompt_lookup_min')} && "
+            f"{sub('speculative_config', 'prompt_lookup_max')} && "
+            f"{SC}.prompt_lookup_min > {SC}.prompt_lookup_max && "
+            f'(({SPEC_M} && {SC}.method in ["ngram", "[ngram]", "ngram_gpu"]) || '
+            f'(!{SPEC_M} && {sub("speculative_config", "model")} && {SC}.model in ["ngram", "[ngram]"]))'
+        ),
+        ["speculative_config"],
+        ["Make prompt_lookup_min at most prompt_lookup_max"],
+        "NgramSpeculatorConfig.configure (0.34.0, ngram and ngram_gpu; when only one bound is given the "
+        "other copies it).",
+        ["speculative-decoding"],
+        example_fix=(
+            '# before\n--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3, '
+            '"prompt_lookup_min": 5, "prompt_lookup_max": 2}\'\n# after\n--speculative-config '
+            '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 2, '
+            '"prompt_lookup_max": 5}\''
+        ),
+        values={
+            "spec.prompt_lookup_min": f"{SC}.prompt_lookup_min",
+            "spec.prompt_lookup_max": f"{SC}.prompt_lookup_max",
+        },
+    ),
+    R(
         "spec-mtp-needs-num-speculative-tokens",
         "num_speculative_tokens must be provided with speculative model unless the draft model config",
         (
-            f'{SPEC_M} && {_METHOD_AFTER_ALIASES} in ["mtp", "ngram"] && '
-            f"!{sub('speculative_config', 'num_speculative_tokens')} && !{sub('speculative_config', 'model')}"
+            f"{SPEC_M} && !{sub('speculative_config', 'num_speculative_tokens')} && "
+            f'(({_METHOD_AFTER_ALIASES} == "mtp" && !{sub("speculative_config", "model")}) || '
+            f'{_METHOD_AFTER_ALIASES} in ["ngram", "ngram_gpu"])'
         ),
         ["speculative_config"],
         [
             "Add num_speculative_tokens to --speculative-config (e.g. 1 per MTP layer, or the n-gram "
-            "lookahead)"
+            "proposal length)"
         ],
         (
             "SpeculativeConfig: MTP drafts from the target model itself, but vLLM only takes the target as "
             "the draft (whose config would give n_predict) when num_speculative_tokens is set, so an MTP "
             "config without it and without a draft model is refused in _verify_args; an n-gram config "
-            "(method ngram or [ngram], no model) without num_speculative_tokens has nothing to take it from "
-            "and is refused there too."
+            "(ngram, ngram_gpu) has no draft config to default from, so it is refused the same way."
         ),
         ["speculative-decoding"],
     ),
@@ -600,6 +626,10 @@ CASES = {
     "spec-mtp-needs-num-speculative-tokens": (
         {"speculative_config": {"method": "mtp"}},
         {"speculative_config": {"method": "mtp", "num_speculative_tokens": 1}},
+    ),
+    "spec-ngram-lookup-min-le-max-0.20.0": (
+        sp(prompt_lookup_min=5, prompt_lookup_max=2),
+        sp(prompt_lookup_min=2, prompt_lookup_max=5),
     ),
     "spec-ngram-lookup-min-le-max": (
         sp(prompt_lookup_min=5, prompt_lookup_max=2),
