@@ -20,6 +20,7 @@ The default product side (`--product inprocess`) imports the product: run it wit
 from __future__ import annotations
 
 import argparse
+import ast
 import concurrent.futures
 import glob
 import json
@@ -335,8 +336,11 @@ class InProcess(Product):
 
     name = "inprocess"
 
-    def __init__(self, database_url: str | None, models_dir: str):
+    def __init__(self, database_url: str | None, models_dir: str, model_source: str = "profile"):
         self.database_url, self.models_dir = database_url, models_dir
+        # "profile": the profile carries the stand-in's config.json (model_config); "hub": it carries none
+        # and the product resolves the model from the offline Hugging Face cache, as `manage.py lint` does
+        self.model_source = model_source
         self._tmp = None
         self.configs: dict[str, dict] = {}
         self._engine: dict[str, tuple] = {}
@@ -402,7 +406,7 @@ class InProcess(Product):
                 model = s.parse_arguments(release=rel, command=command)["model"]
             except self.domain_error:
                 model = None
-            if model in self.configs:
+            if model in self.configs and self.model_source == "profile":
                 fields["model_config"] = self.configs[model]
             data = s.ProfileInput.from_mapping(fields)
             t0 = time.perf_counter()
@@ -416,7 +420,7 @@ class InProcess(Product):
             "accept" if doc["valid"] else "refuse",
             doc["findings"],
             elapsed_ms=elapsed,
-            engine_ms=self.engine_time(release, kind, command, fields.get("model_config")),
+            engine_ms=self.engine_time(release, kind, command, self.configs.get(model) if model else None),
         )
 
     def engine_time(self, release: str, kind: str, command: str, model_config: dict | None) -> float | None:
@@ -490,7 +494,7 @@ def standin_models() -> dict[str, str]:
 
 def make_product(opts) -> Product:
     if opts.product == "inprocess":
-        return InProcess(opts.database_url, opts.models_dir)
+        return InProcess(opts.database_url, opts.models_dir, opts.model_source)
     if opts.product == "none":
         return Product()
     if opts.product == "api":
@@ -531,6 +535,19 @@ def message_matches(vllm_msg: str, product_msg: str, loose: bool = False) -> boo
     return len(lines) > 1 and any(message_matches(x, product_msg, loose) for x in lines)
 
 
+def vllm_text(v: dict) -> str:
+    """The text vLLM raised. A KeyError's str() is the repr of its argument (`'invalid tool call parser:
+    ...'`, quotes included); vLLM's message is the argument itself, as `KeyError: ...` shows it."""
+    msg = v.get("message") or ""
+    if v.get("error_class") == "KeyError" and len(msg) >= 2 and msg[0] == msg[-1] and msg[0] in "'\"":
+        try:
+            text = ast.literal_eval(msg)
+        except (ValueError, SyntaxError):
+            return msg
+        return text if isinstance(text, str) else msg
+    return msg
+
+
 def needs_message_match(v: dict) -> bool:
     """A refusal whose text is vLLM's own (raised by a check after parsing). Argparse errors and pydantic
     field constraints (`gt`, `le`, Literal, unknown key ...) are pydantic's/argparse's wording, which the
@@ -556,13 +573,14 @@ def compare(v: dict, p: ProductVerdict) -> tuple[str, str | None]:
     if p.status == "unparsed":
         candidates.append(("exit 2: " + p.raw.strip()[:200], p.raw.strip().split(": ", 1)[-1]))
     if needs_message_match(v):
+        vmsg = vllm_text(v)
         for label, msg in candidates:
-            if message_matches(v.get("message") or "", msg) or (
+            if message_matches(vmsg, msg) or (
                 p.status == "unparsed" and norm(v.get("message")) and norm(v.get("message")) in norm(msg)
             ):
                 return "yes", label
         for label, msg in candidates:
-            if message_matches(v.get("message") or "", msg, loose=True):
+            if message_matches(vmsg, msg, loose=True):
                 return "no", f"placeholder: {label}"  # vLLM's reason, but the values are not filled in
         return "no", None  # refused, but not for vLLM's reason
     return "yes", candidates[0][0] if candidates else None
@@ -695,6 +713,13 @@ def main() -> None:
         help="inprocess: a migrated database to use (default: migrate a fresh temporary SQLite one)",
     )
     ap.add_argument("--models-dir", default=os.path.join(CONF_DIR, "models"))
+    ap.add_argument(
+        "--model-source",
+        choices=["profile", "hub"],
+        default="profile",
+        help="inprocess: the stand-in's config.json given with the profile (model_config), or resolved by "
+        "the product from an offline Hugging Face cache holding the stand-ins (HF_HOME, HF_HUB_OFFLINE=1)",
+    )
     ap.add_argument("--product-python", default=os.path.join(REPO, ".venv", "bin", "python"))
     ap.add_argument("--manage", default=os.path.join(REPO, "manage.py"))
     ap.add_argument("--api-url", default="http://127.0.0.1:8000")
