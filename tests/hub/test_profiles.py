@@ -147,7 +147,17 @@ def test_hf_overrides_apply_on_top_of_config_json(api, team, hf_cache):
 def test_draft_model_config_is_resolved_and_its_absence_reported(api, team, hf_cache):
     cache_add(hf_cache, QWEN, QWEN25_7B)
     cache_add(hf_cache, "Qwen/Qwen2.5-0.5B-Instruct", QWEN25_05B)
+    # The real Qwen2.5-0.5B's vocabulary (151936) is not the 7B's (152064): vLLM refuses the pair, quoting both
+    # sizes, which only a resolved draft config can give.
     spec = '{"model": "Qwen/Qwen2.5-0.5B-Instruct", "num_speculative_tokens": 3}'
+    refused = create(api, team, f"vllm serve {QWEN} --speculative-config '{spec}'", name="draft")
+    assert refused.status_code == 400, refused.content
+    (mismatch,) = findings(refused.json(), "spec-draft-vocab-size-mismatch")
+    assert "Target model vocab_size=152064" in mismatch["message"]
+    assert "Draft model vocab_size=151936" in mismatch["message"]
+    # A draft trained on the target's tokenizer is accepted.
+    cache_add(hf_cache, "Org/Qwen2.5-0.5B-7B-Vocab", {**QWEN25_05B, "vocab_size": QWEN25_7B["vocab_size"]})
+    spec = '{"model": "Org/Qwen2.5-0.5B-7B-Vocab", "num_speculative_tokens": 3}'
     ok = create(api, team, f"vllm serve {QWEN} --speculative-config '{spec}'", name="draft")
     assert ok.status_code == 201, ok.content
     assert findings(ok.json(), "model-config-unavailable") == []
