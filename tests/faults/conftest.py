@@ -37,7 +37,11 @@ def template_key() -> str:
         for path in sorted((servers.ROOT / package).rglob("*")):
             if path.suffix in (".py", ".json", ".yaml") and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(servers.ROOT)).encode() + b"\0" + path.read_bytes())
-    for path in (Path(__file__).parent / "seed.py", Path(__file__).parent / "servers.py"):
+    for path in (
+        Path(__file__).parent / "seed.py",
+        Path(__file__).parent / "servers.py",
+        servers.ROOT / "tests" / "bulk.py",
+    ):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:24]
 

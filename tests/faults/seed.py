@@ -17,11 +17,10 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 
 from accounts.services import token_create  # noqa: E402
-from profiles.models import Profile, ProfileRevision, TeamMembership  # noqa: E402
+from profiles.models import TeamMembership  # noqa: E402
 from profiles.services import team_add_member, team_create  # noqa: E402
-from validation.models import Verdict  # noqa: E402
-from validation.selectors import fleet_release, ruleset_current  # noqa: E402
-from validation.services.verdicts import document_validate, profile_document  # noqa: E402
+from tests.bulk import bulk_profiles  # noqa: E402
+from validation.selectors import fleet_release  # noqa: E402
 
 EAGER_EVERY = 21  # coprime with the 5 owners, so every owner has broken profiles
 
@@ -38,44 +37,8 @@ def main() -> dict:
         team_add_member(actor=staff, team=team, user=owner)
     TeamMembership.objects.filter(team=team).update(watch=False)  # alerts go to the profiles' owners only
 
-    profiles = [
-        Profile(
-            team=team,
-            name=f"svc-{i:05d}",
-            kind="serving",
-            owner=owners[i % len(owners)],
-            model_name="org/model",
-            engine_args={
-                "max_model_len": 4096 + i,
-                **({"enforce_eager": True} if i % EAGER_EVERY == 0 else {}),
-            },
-        )
-        for i in range(count)
-    ]
-    release, ruleset = fleet_release(), ruleset_current()
-    sample = document_validate(profile_document(profiles[1], release=release), release=release)
-    assert sample.valid, sample
-    for profile in profiles:
-        profile.state = sample.state
-    Profile.objects.bulk_create(profiles, batch_size=2000)
-    Verdict.objects.bulk_create(
-        [
-            Verdict(
-                profile=p,
-                state=sample.state,
-                findings=[f.as_dict() for f in sample.findings],
-                ruleset=ruleset,
-                release=release,
-                release_catalog_sha256=release.catalog_sha256,
-                profile_revision=1,
-            )
-            for p in profiles
-        ],
-        batch_size=2000,
-    )
-    ProfileRevision.objects.bulk_create(
-        [ProfileRevision(profile=p, revision=1, data={}) for p in profiles], batch_size=2000
-    )
+    bulk_profiles(team, owners, count, eager_every=EAGER_EVERY)
+    release = fleet_release()
     _, staff_key = token_create(actor=None, user=staff, name="faults")
     _, editor_key = token_create(actor=None, user=editor, name="faults")
     return {

@@ -6,14 +6,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from profiles.models import Profile, ProfileRevision, TeamMembership
+from profiles.models import TeamMembership
 from profiles.services import team_add_member
+from tests.bulk import bulk_profiles
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.examples import EAGER_RULE
 from tests.tasks.conftest import wait_for
 from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
-from validation.selectors import fleet_release, ruleset_current
-from validation.services.verdicts import document_validate, profile_document
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -45,52 +44,6 @@ def wait_recheck(client, recheck_id, timeout=120):
         return body if body["state"] == "done" else None
 
     return wait_for(done, timeout=timeout, what=f"re-check {recheck_id}")
-
-
-def bulk_profiles(team, owners, count, *, eager_every=0, start=0):
-    """Many valid profiles at once (one evaluation, bulk inserts), as an organisation would have stored."""
-    profiles = []
-    for i in range(start, start + count):
-        eager = bool(eager_every) and i % eager_every == 0
-        args = {"max_model_len": 4096 + i}
-        if eager:
-            args["enforce_eager"] = True
-        profiles.append(
-            Profile(
-                team=team,
-                name=f"svc-{i:05d}",
-                kind="serving",
-                owner=owners[i % len(owners)],
-                model_name="org/model",
-                engine_args=args,
-            )
-        )
-    release = fleet_release()
-    ruleset = ruleset_current()
-    sample = document_validate(profile_document(profiles[0], release=release), release=release)
-    assert sample.valid
-    for profile in profiles:
-        profile.state = sample.state  # the list summary verdict_record keeps on the profile
-    Profile.objects.bulk_create(profiles, batch_size=2000)
-    Verdict.objects.bulk_create(
-        [
-            Verdict(
-                profile=p,
-                state=sample.state,
-                findings=[f.as_dict() for f in sample.findings],
-                ruleset=ruleset,
-                release=release,
-                release_catalog_sha256=release.catalog_sha256,
-                profile_revision=1,
-            )
-            for p in profiles
-        ],
-        batch_size=2000,
-    )
-    ProfileRevision.objects.bulk_create(
-        [ProfileRevision(profile=p, revision=1, data={}) for p in profiles], batch_size=2000
-    )
-    return profiles
 
 
 def publish_eager_rule(staff_client):
