@@ -41,6 +41,7 @@ def template_key() -> str:
         Path(__file__).parent / "seed.py",
         Path(__file__).parent / "servers.py",
         servers.ROOT / "tests" / "bulk.py",
+        servers.ROOT / "tests" / "processes.py",
     ):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:24]

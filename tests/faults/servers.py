@@ -25,6 +25,8 @@ import psycopg
 import requests
 from aiosmtpd.controller import Controller
 
+from tests.processes import celery_worker_command
+
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "var" / "test-logs" / "faults"
 
@@ -275,23 +277,8 @@ class Processes:
         return proc
 
     def worker(self, label: str = "w1", beat: bool = True) -> subprocess.Popen:
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "-n",
-            f"{label}@%h",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ]
-        if beat:
-            command += ["-B", "-s", str(self.workdir / f"beat-{label}")]
+        schedule = self.workdir / f"beat-{label}" if beat else None
+        command = celery_worker_command(label, schedule=schedule, heartbeat=False)
         return self._spawn(label, command)
 
     @staticmethod

@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from email import message_from_bytes
 from pathlib import Path
@@ -18,6 +17,8 @@ import redis
 from aiosmtpd.controller import Controller
 from django.conf import settings
 from django.db import connection
+
+from tests.processes import celery_worker_command
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "var" / "test-logs"
@@ -89,22 +90,8 @@ class Workers:
 
     def start(self, name: str = "w1", beat: bool = True) -> subprocess.Popen:
         LOGS.mkdir(parents=True, exist_ok=True)
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "-n",
-            f"{name}@%h",
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-        ]
-        if beat:
-            command += ["-B", "-s", str(ROOT / "var" / "test-worker" / f"beat-{name}")]
+        schedule = ROOT / "var" / "test-worker" / f"beat-{name}" if beat else None
+        command = celery_worker_command(name, schedule=schedule)
         (ROOT / "var" / "test-worker").mkdir(parents=True, exist_ok=True)
         log = open(LOGS / f"worker-{name}.log", "w")  # noqa: SIM115 - closed with the process
         proc = subprocess.Popen(
