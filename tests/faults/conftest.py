@@ -17,9 +17,9 @@ import pytest
 import requests
 
 from tests.examples import EAGER_RULE
+from tests.processes import wait_for
 
 from . import servers
-from .servers import wait_for
 
 # The migrated, seeded template cluster is cached here, keyed by the code that builds it (template_key).
 CACHE = Path(

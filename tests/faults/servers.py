@@ -17,7 +17,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from email import message_from_bytes
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import psycopg
 import requests
 from aiosmtpd.controller import Controller
 
-from tests.processes import celery_worker_command
+from tests.processes import celery_worker_command, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "var" / "test-logs" / "faults"
@@ -35,16 +34,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 # ---- PostgreSQL ----------------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.processes import wait_for
+
 from .conftest import assert_each_profile_checked_once_and_alerted_once
-from .servers import wait_for
 
 pytestmark = pytest.mark.faults
 

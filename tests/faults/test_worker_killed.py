@@ -7,9 +7,10 @@ import re
 
 import pytest
 
+from tests.processes import wait_for
+
 from . import servers
 from .conftest import assert_each_profile_checked_once_and_alerted_once
-from .servers import wait_for
 
 pytestmark = pytest.mark.faults
 

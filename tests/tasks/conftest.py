@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import time
 from email import message_from_bytes
 from pathlib import Path
 
@@ -119,13 +118,3 @@ def workers(smtp, broker):
     pool = Workers(smtp.port, broker)
     yield pool
     pool.stop_all()
-
-
-def wait_for(predicate, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")

@@ -8,8 +8,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from profiles.models import Profile
+from tests.processes import wait_for
 from tests.sources.test_git_sync import TEACHER, commit, git
-from tests.tasks.conftest import wait_for
 from validation.models import VerdictChange
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

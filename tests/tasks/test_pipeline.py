@@ -11,7 +11,7 @@ from profiles.services import team_add_member
 from tests.bulk import bulk_profiles
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.examples import EAGER_RULE
-from tests.tasks.conftest import wait_for
+from tests.processes import wait_for
 from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

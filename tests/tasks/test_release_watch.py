@@ -8,8 +8,8 @@ import time
 import pytest
 
 from profiles.services import ProfileInput, profile_create
+from tests.processes import wait_for
 from tests.release_index import LocalIndex, build_wheel
-from tests.tasks.conftest import wait_for
 from validation.models import VllmRelease
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
