@@ -13,6 +13,7 @@ from . import permissions
 from .audit import audit_record
 from .errors import DomainError
 from .models import ApiToken
+from .selectors import token_by_digest
 
 KEY_PREFIX = "vpt_"
 NAME_MAX = 100
@@ -103,7 +104,7 @@ def token_revoke(*, actor, token: ApiToken) -> ApiToken:
 
 def token_authenticate(key: str) -> ApiToken | None:
     """The live token of ``key`` with its user (one indexed query), or None: unknown, revoked or expired."""
-    token = ApiToken.objects.select_related("user").filter(digest=key_digest(key)).first()
+    token = token_by_digest(key_digest(key))
     now = timezone.now()
     if token is None or token.revoked_at is not None or (token.expires_at and token.expires_at <= now):
         return None
