@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
 from profiles.models import Profile, Team, TeamMembership
-from validation.api.http import StrictFields
+from validation.api.http import PrebuiltFields, StrictFields
 from validation.models import VerdictChange
 
 
@@ -43,7 +43,7 @@ def _max_length(name: str) -> int:
     return Profile._meta.get_field(name).max_length
 
 
-class ProfileFieldsSerializer(StrictFields, serializers.Serializer):
+class ProfileFieldsSerializer(PrebuiltFields, StrictFields, serializers.Serializer):
     """A profile as the write endpoints take it: its arguments as ``engine_args`` (+ ``env``), or one
     ``command`` (a `vllm serve` line), or one ``config`` (a vLLM --config YAML file, or JSON)."""
 
@@ -119,7 +119,7 @@ class ProfileWriteSerializer(ProfileFieldsSerializer):
     revision = serializers.IntegerField(required=False, help_text="The revision you edited (conflict check).")
 
 
-class ProfileSerializer(serializers.ModelSerializer):
+class ProfileSerializer(PrebuiltFields, serializers.ModelSerializer):
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     owner = serializers.CharField(source="owner.username", read_only=True)
     model = serializers.CharField(source="model_name", read_only=True)
