@@ -82,12 +82,18 @@ DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR 
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # Persistent connections: without them every request opens a PostgreSQL connection (a new server process)
 # and closes it, which cost more than the whole validation. Each web thread and worker process keeps one for
-# this many seconds (0: one per request). A kept connection is checked (one `SELECT 1` round trip) before
-# the first query of each request and task, so that a database restart or failover, which breaks every kept
-# connection, fails no request: the broken one is replaced (tests/faults). DB_CONN_HEALTH_CHECKS=false saves
-# that round trip, and then the first request of each thread after a restart fails.
+# this many seconds (0: one per request). A kept connection is checked at the first query of each request
+# and task, so that a database restart or failover, which breaks every kept connection, fails no request:
+# the broken one is replaced (tests/faults). On PostgreSQL the first read is the check (sent again on a new
+# connection if the kept one is broken; config/db/postgresql), other first statements get a `SELECT 1`
+# before them. DB_CONN_HEALTH_CHECKS=false turns the check off: the first request of each thread after a
+# restart then fails.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DB_CONN_HEALTH_CHECKS", default=True)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The same backend, with the health check done by the request's first read instead of a `SELECT 1`
+    # round trip before it (config/db/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "config.db.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one SQLite file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20

@@ -1,0 +1,100 @@
+"""The PostgreSQL backend's health check (config/db/postgresql): a kept connection that a restart broke is
+replaced without failing the request, and a healthy one costs no `SELECT 1` round trip before each request."""
+
+from __future__ import annotations
+
+import tempfile
+
+import pytest
+from django.core.signals import request_finished, request_started
+from django.db import OperationalError, connection, connections
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _new_request():
+    """What Django does between two requests of a thread that keeps its connection."""
+    request_finished.send(sender=None)
+    request_started.send(sender=None)
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def _kill(pid: int) -> None:
+    """Terminate a server process as a PostgreSQL restart does, from a connection of its own."""
+    import psycopg
+
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    ) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+@pytest.fixture
+def kept_connection(settings):
+    connection.close()
+    old = connection.settings_dict["CONN_MAX_AGE"], connection.settings_dict["CONN_HEALTH_CHECKS"]
+    connection.settings_dict["CONN_MAX_AGE"] = 600
+    connection.settings_dict["CONN_HEALTH_CHECKS"] = True
+    _new_request()
+    yield connection
+    connection.settings_dict["CONN_MAX_AGE"], connection.settings_dict["CONN_HEALTH_CHECKS"] = old
+    connection.close()
+
+
+def test_a_read_on_a_connection_broken_between_requests_is_answered(kept_connection):
+    pid = _backend_pid()
+    _new_request()
+    _kill(pid)
+    _new_request()
+    assert _backend_pid() != pid  # the request's first read went to a new connection, and did not fail
+
+
+def test_a_write_on_a_connection_broken_between_requests_is_answered(kept_connection):
+    from profiles.models import Team
+
+    pid = _backend_pid()
+    _new_request()
+    _kill(pid)
+    _new_request()
+    Team.objects.create(slug="after-restart", name="After a restart")  # first statement: an INSERT
+    assert Team.objects.filter(slug="after-restart").count() == 1
+    assert _backend_pid() != pid
+
+
+def test_a_failing_read_on_a_healthy_connection_is_not_sent_again(kept_connection):
+    pid = _backend_pid()
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 50")
+    _new_request()
+    with pytest.raises(OperationalError, match="statement timeout"), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_sleep(0.5)")  # canceled: the statement's failure, not the connection's
+    _new_request()
+    assert _backend_pid() == pid
+
+
+def test_a_healthy_kept_connection_sends_only_the_request_s_own_statements(kept_connection):
+    _backend_pid()
+    _new_request()
+    with tempfile.TemporaryFile() as trace:
+        raw = connections["default"].connection
+        raw.pgconn.trace(trace.fileno())
+        try:
+            _backend_pid()
+        finally:
+            raw.pgconn.untrace()
+        trace.seek(0)
+        text = trace.read().decode()
+        sent = [line for line in text.splitlines() if "\tF\t" in line and "\tQuery\t" in line]
+    assert len(sent) == 1, sent
+    assert "pg_backend_pid" in sent[0]
+    assert "SELECT 1" not in "".join(sent)
