@@ -157,27 +157,42 @@ def hf_overrides(args: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, scalars), several times cheaper than ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy_json(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
 def _update_nested(target: dict[str, Any], updates: Mapping[str, Any]) -> None:
     for key, value in updates.items():
         if isinstance(value, Mapping) and isinstance(target.get(key), dict):
             _update_nested(target[key], value)
         else:
-            target[key] = copy.deepcopy(value)
+            target[key] = _copy_json(value)
 
 
 def apply_overrides(config: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
     """config.json after vLLM's ``--hf-overrides``: flat values replace keys (``config.update``); a dict value
     is merged into the nested config of that name (``ModelConfig._apply_dict_overrides``), else set."""
-    result = copy.deepcopy(dict(config))
+    result = _copy_json(dict(config))
     for key, value in overrides.items():
         if not isinstance(value, Mapping):
-            result[key] = copy.deepcopy(value)
+            result[key] = _copy_json(value)
     for key, value in overrides.items():
         if isinstance(value, Mapping):
             if isinstance(result.get(key), dict):
                 _update_nested(result[key], value)
             else:
-                result[key] = copy.deepcopy(dict(value))
+                result[key] = _copy_json(dict(value))
     return result
 
 

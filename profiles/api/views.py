@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -111,7 +112,8 @@ class ProfileViewSet(viewsets.ModelViewSet):
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
-        context["fleet_release"] = fleet_release()
+        # Read when a profile that follows the fleet is shown (not for one pinned to a release).
+        context["fleet_release"] = SimpleLazyObject(fleet_release)
         return context
 
     def _data(self, profile) -> dict:
