@@ -12,6 +12,9 @@ per client; ``--client python`` uses one Python process per client instead) for 
 a warm-up, and prints p50, p99 and requests per second:
 
 - ``validate``:  ``POST /api/v1/validate/``, three realistic commands for 0.33.0 (one refused);
+- ``validate-new``: the same three commands, each request with a ``--max-num-seqs`` of its own (its
+                 number), so that no request repeats one the server has answered before (the engine reuses
+                 the outcomes of values it has seen; this row shows a request that cannot);
 - ``save``:      ``POST /api/v1/profiles/``, a new profile each time (validated, stored with its revision and
                  verdict), alternating two valid commands;
 - ``admission``: ``POST /api/v1/admission/``, the AdmissionReviews of ``benchmarks/admission.py``.
@@ -26,6 +29,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import random
 import re
 import shlex
 import shutil
@@ -89,6 +93,7 @@ VALIDATE_BODIES = [
 SAVE_BODIES = [dict(b, team=TEAM) for b in VALIDATE_BODIES[:2]]
 TARGETS = {
     "validate": "p50 <= 2 ms at 1 client; >= 800 req/s with p99 <= 50 ms at 16 clients",
+    "validate-new": "as validate",
     "save": "p50 <= 4 ms at 1 client; >= 400 req/s with p99 <= 100 ms at 16 clients",
     "admission": "p99 <= 20 ms",
 }
@@ -167,12 +172,31 @@ def requests_for(endpoint: str, token: str) -> tuple[str, dict[str, str], list[b
     headers["Authorization"] = f"Token {token}"
     if endpoint == "validate":
         return "/api/v1/validate/", headers, [json.dumps(b).encode() for b in VALIDATE_BODIES]
+    if endpoint == "validate-new":
+        bodies = [dict(b, command=_numbered(b["command"])) for b in VALIDATE_BODIES]
+        return "/api/v1/validate/", headers, [json.dumps(b).encode() for b in bodies]
     # save: a unique name per request is filled in by the client (NAME_MARK)
     return "/api/v1/profiles/", headers, [json.dumps(dict(b, name=NAME_MARK)).encode() for b in SAVE_BODIES]
 
 
 NAME_MARK = "@@NAME@@"
-EXPECTED = {"validate": (200,), "save": (201,), "admission": (200,)}
+NUMBER_MARK = "@@NUM@@"
+EXPECTED = {"validate": (200,), "validate-new": (200,), "save": (201,), "admission": (200,)}
+
+
+def _number_base() -> int:
+    """Where a run's request numbers start: each run (warm-up included) numbers its requests afresh."""
+    return random.randrange(1, 2**40) * 100_000_000
+
+
+def _numbered(command: str) -> str:
+    """The command with ``--max-num-seqs`` set to the request's number (filled in by the client)."""
+    words = command.split()
+    if "--max-num-seqs" in words:
+        index = words.index("--max-num-seqs")
+        del words[index : index + 2]
+    return " ".join([*words, "--max-num-seqs", NUMBER_MARK])
+
 
 WRK_SCRIPT = r"""
 local bodies = {%(bodies)s}
@@ -193,6 +217,7 @@ request = function()
   counter = counter + 1
   local body = bodies[(counter %% #bodies) + 1]
   body = string.gsub(body, "@@NAME@@", prefix .. "-" .. tid .. "-" .. counter)
+  body = string.gsub(body, "@@NUM@@", string.format("%%d", %(base)d + tid * 10000000 + counter))
   return wrk.format("POST", "%(path)s", headers, body)
 end
 response = function(status, headers, body)
@@ -222,6 +247,7 @@ def run_wrk(port: int, endpoint: str, token: str, clients: int, duration: float,
             f"[{lua_string(k.encode())}] = {lua_string(v.encode())}" for k, v in headers.items()
         ),
         "prefix": prefix,
+        "base": _number_base(),
         "path": path,
         "status": EXPECTED[endpoint][0],
     }
@@ -276,6 +302,7 @@ def _python_client(args) -> list[float]:
     import http.client
 
     port, path, headers, bodies, duration, prefix, index, expected = args
+    base = _number_base()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     times: list[float] = []
     end = time.perf_counter() + duration
@@ -283,6 +310,7 @@ def _python_client(args) -> list[float]:
     while time.perf_counter() < end:
         i += 1
         body = bodies[i % len(bodies)].replace(NAME_MARK.encode(), f"{prefix}-{index}-{i}".encode())
+        body = body.replace(NUMBER_MARK.encode(), str(base + (index + 1) * 10_000_000 + i).encode())
         start = time.perf_counter()
         conn.request("POST", path, body, headers)
         response = conn.getresponse()
@@ -389,12 +417,12 @@ def main() -> None:
     )
     print(f"machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(
-        f"{'endpoint':<10} {'clients':>7} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} "
+        f"{'endpoint':<12} {'clients':>7} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>8} "
         f"{'web CPU ms/req':>15} {'db CPU ms/req':>14}"
     )
     for endpoint, clients, r in rows:
         print(
-            f"{endpoint:<10} {clients:>7} {r['requests']:>9} {r['p50']:>8.2f} {r['p99']:>8.2f} "
+            f"{endpoint:<12} {clients:>7} {r['requests']:>9} {r['p50']:>8.2f} {r['p99']:>8.2f} "
             f"{r['rps']:>8.0f} {r['web_cpu']:>15.2f} {r['db_cpu']:>14.2f}"
         )
     print(
