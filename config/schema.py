@@ -7,6 +7,10 @@ from __future__ import annotations
 from drf_spectacular import openapi
 from drf_spectacular.plumbing import ResolvedComponent
 
+# The API-token scheme's extension registers itself when imported: here, with the schema class that every
+# view's schema is (REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]), rather than at start-up (accounts.apps).
+import accounts.schema  # noqa: F401
+
 ERROR_SCHEMA = {
     "type": "object",
     "description": "What went wrong, in words; `field` names the input it is about, when there is one.",

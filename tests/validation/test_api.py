@@ -105,3 +105,14 @@ def test_openapi_schema_and_docs_are_served(api):
     docs = api.get("/api/docs/")
     assert docs.status_code == 200
     assert b"cdn" not in docs.content.lower()
+
+
+def test_openapi_schema_describes_the_api_token_header(api):
+    """The token scheme's extension is registered with the schema class (config.schema), not at start-up:
+    the schema still tells clients to send `Authorization: Token ...`."""
+    schemes = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["components"][
+        "securitySchemes"
+    ]
+    assert schemes["tokenAuth"]["type"] == "apiKey"
+    assert schemes["tokenAuth"]["in"] == "header" and schemes["tokenAuth"]["name"] == "Authorization"
+    assert "vpt_" in schemes["tokenAuth"]["description"]
