@@ -121,12 +121,14 @@ class Profile(models.Model):
         ordering = ["team__slug", "name"]
         constraints = [models.UniqueConstraint(fields=["team", "name"], name="unique_profile_name_per_team")]
         # Covering indexes (id included) for the list's orderings, so a deep page is an index-only scan.
+        # The state in the (team, name) one: a team member's state counts and state filter read the index.
+        # "Most errors" sorts by error_count descending and then id ascending: the index is in that order.
         indexes = [
             models.Index(fields=["kind"]),
-            models.Index(fields=["team", "name"], include=["id"], name="profile_team_name_cover"),
+            models.Index(fields=["team", "name"], include=["id", "state"], name="profile_team_name_state"),
             models.Index(fields=["name", "id"], name="profile_name_cover"),
             models.Index(fields=["updated_at", "id"], name="profile_updated_cover"),
-            models.Index(fields=["error_count", "id"], name="profile_errors_cover"),
+            models.Index(fields=["-error_count", "id"], name="profile_most_errors_cover"),
             models.Index(fields=["state", "team", "name"], include=["id"], name="profile_state_cover"),
             models.Index(
                 fields=["vllm_release", "team", "name"], include=["id"], name="profile_release_cover"

@@ -23,7 +23,13 @@ from accounts.permissions import Role
 from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
 from validation.models import Rule, Verdict, Waiver
-from validation.selectors import fleet_release, release_get, releases_ordered, ruleset_current
+from validation.selectors import (
+    fleet_release,
+    reference_pinned,
+    release_get,
+    releases_ordered,
+    ruleset_current,
+)
 from validation.services import matrix as release_matrix
 from validation.services import waivers as waiver_services
 from validation.services.verdicts import profile_hardware
@@ -115,11 +121,18 @@ def _form_error(form, exc: DomainError) -> None:
 @login_required
 def profile_list(request):
     """The profiles the user may see, filtered (``ProfileFilter``, as the API), counted by state, one page."""
+    # One read of the fleet's release and the current rule set for the page, its header included.
+    with reference_pinned():
+        return _profile_list(request)
+
+
+def _profile_list(request):
     user = request.user
+    teams = list(selectors.teams_visible_to(user).order_by("slug").values_list("id", "slug"))
     filters = ProfileFilter(
         request.GET or None,
-        queryset=selectors.profiles_visible_to(user),
-        teams=list(selectors.teams_visible_to(user).order_by("slug").values_list("slug", flat=True)),
+        queryset=selectors.profiles_listed_for(user, team_ids=[pk for pk, _ in teams]),
+        teams=[slug for _, slug in teams],
         releases=list(releases_ordered().values_list("version", flat=True)),
     )
     ordering, size = ListOptionsForm(request.GET or None).options()
@@ -130,7 +143,7 @@ def profile_list(request):
     total = counts[state] if state else sum(counts.values())
     num_pages = max(1, math.ceil(total / size))
     number = _page_number(request, num_pages)
-    rows = selectors.profiles_page(filters.qs, ordering=ordering, number=number, size=size)
+    rows = selectors.profiles_page(filters.qs, ordering=ordering, number=number, size=size, matches=total)
     params = request.GET.copy()
     params.pop("page", None)
     context = {

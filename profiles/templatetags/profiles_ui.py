@@ -7,25 +7,30 @@ import json
 from django import template
 
 from accounts import permissions
-from validation.models import FleetSettings
+from validation.errors import DomainError
+from validation.selectors import fleet_release
 
 register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
 def dashboard_header(context) -> dict:
-    """The header's facts, looked up once per request (two small queries), for every page using base."""
+    """The header's facts, looked up once per request (two small queries, one in a view that pinned the
+    reference data), for every page using base."""
     request = context.get("request")
     user = getattr(request, "user", None)
     if request is None or not getattr(user, "is_authenticated", False):
         return {}
     cached = getattr(request, "_dashboard_header", None)
     if cached is None:
-        fleet = FleetSettings.objects.select_related("default_release").first()
+        try:
+            fleet = fleet_release().version  # no query within a view that pinned the reference data
+        except DomainError:  # no fleet release set yet
+            fleet = ""
         teams = list(user.memberships.order_by("team__slug").values_list("team__slug", "role"))
         cached = {
             "teams": teams,
-            "fleet": fleet.default_release.version if fleet else "",
+            "fleet": fleet,
             # the audit log's link: staff, and the admins of a team (who read their team's entries)
             "audit": permissions.is_staff(user) or any(role == permissions.Role.ADMIN for _, role in teams),
         }

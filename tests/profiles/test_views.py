@@ -94,6 +94,52 @@ def test_list_pagination_without_count_query(client_user, user, team):
     assert "p25" in body and "26–30 of 30" in body
 
 
+def test_list_keeps_the_profiles_a_user_owns_in_a_team_they_left(client, user, staff, team):
+    """Owners see their profiles in teams they no longer belong to: listed, counted and searchable."""
+    from profiles.models import TeamMembership
+    from profiles.services import team_add_member, team_create
+
+    research = team_create(actor=staff, slug="research", name="Research")
+    team_add_member(actor=staff, team=research, user=user, role=TeamMembership.Role.EDITOR)
+    make(user, research, name="left-behind")
+    make(user, team, name="chat")
+    TeamMembership.objects.filter(team=research, user=user).delete()
+    client.force_login(user)
+    body = client.get("/").content.decode()
+    assert "research/</span>left-behind" in body and "ml-platform/</span>chat" in body
+    assert "1–2 of 2" in body
+    body = client.get("/", {"q": "left"}).content.decode()
+    assert "left-behind" in body and ">chat<" not in body and "1–1 of 1" in body
+
+
+def _listed_names(body: str) -> list[str]:
+    import re
+
+    return re.findall(r'<span class="muted">[^<]*/</span>([^<]+)</a>', body)
+
+
+def test_list_pages_are_the_same_whichever_way_the_page_is_found(client_user, user, team, monkeypatch):
+    """A page of a few matches is cut from the matches sorted; of many, by walking the ordering's index:
+    both give the same profiles in the same order, page after page, in every sort order."""
+    from profiles import selectors
+
+    for i in range(28):
+        make(user, team, name=f"p{(i * 11) % 28:02d}", command=SEED_COMMAND if i % 3 else PLAIN, version="")
+    make(user, team, name="other")
+
+    def pages(sort):
+        query = {"q": "p", "sort": sort, "size": 25}
+        return [_listed_names(client_user.get("/", {**query, "page": n}).content.decode()) for n in (1, 2)]
+
+    sorts = ["team", "name", "-updated", "updated", "-errors"]
+    sorted_matches = {sort: pages(sort) for sort in sorts}
+    monkeypatch.setattr(selectors, "SORT_MATCHES_UP_TO", -1)
+    walked = {sort: pages(sort) for sort in sorts}
+    assert sorted_matches == walked
+    assert walked["name"] == [[f"p{i:02d}" for i in range(25)], [f"p{i:02d}" for i in range(25, 28)]]
+    assert sorted(sum(walked["-errors"], [])) == [f"p{i:02d}" for i in range(28)]
+
+
 def test_outsider_sees_nothing(client, outsider, mixed):
     client.force_login(outsider)
     assert "teacher" not in client.get("/").content.decode()
