@@ -22,7 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from profiles import services as profile_services
 from validation.errors import DomainError, UnknownRelease
-from validation.selectors import ruleset_keep_compiled
+from validation.selectors import reference_pinned, ruleset_keep_compiled
 
 
 class Command(BaseCommand):
@@ -56,7 +56,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            self._handle(options)
+            # The releases, the fleet's release and the rule set read once for every file (lint only reads).
+            with reference_pinned():
+                self._handle(options)
         finally:
             # The rule set compiled and planned here serves the next call (and the servers) from the cache.
             ruleset_keep_compiled()
