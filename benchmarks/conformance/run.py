@@ -43,7 +43,8 @@ VERDICT_DIR = os.path.join(HERE, "vllm_verdicts")
 RESULTS = os.path.join(HERE, "RESULTS.md")
 # Stages of vllm_verdict.py after which a refusal is a "config error" whose message must be matched.
 CONFIG_STAGES = {"validate", "dispatch", "server_setup", "engine_args", "config"}
-# Per-case keys of a vLLM verdict that are kept in vllm_verdicts/<release>.json (timings are not: they churn).
+# Per-case keys of a vLLM verdict kept in vllm_verdicts/<release>.json (its time is kept apart, in the file's
+# ``timings``).
 KEEP = (
     "id",
     "command",
@@ -156,44 +157,51 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
     }
 
 
-def timings_path(release: str) -> str:
-    return os.path.join(CONF_DIR, f"vllm-timings-{release}.json")
-
-
-def save_vllm_timings(release: str, doc: dict) -> None:
-    """vLLM's time per case, kept outside the repository (it churns): `--reuse-vllm` runs print the ratio
-    against it, saying when vLLM was measured."""
+def timings_of(release: str, doc: dict) -> dict:
+    """vLLM's time per case in this run (``raw_verdicts``), merged into the times the release's verdict file
+    already records (a partial run, ``--only``, re-times only its cases): kept in vllm_verdicts/<release>.json
+    so that a ``--reuse-vllm`` run on any machine prints the ratio, saying when vLLM was measured."""
     ms = {v["id"]: v["elapsed_ms"] for v in doc.get("raw_verdicts", []) if v.get("elapsed_ms") is not None}
-    old = read_json(timings_path(release)) if os.path.exists(timings_path(release)) else {}
-    merged = {**old.get("elapsed_ms", {}), **ms}
-    write_json(
-        timings_path(release),
-        {
-            "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "import_seconds": doc["harness"].get("import_seconds"),
-            "elapsed_ms": merged,
-        },
-    )
+    path = os.path.join(VERDICT_DIR, f"{release}.json")
+    old = (read_json(path).get("timings") or {}) if os.path.exists(path) else {}
+    return {
+        "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "import_seconds": doc["harness"].get("import_seconds"),
+        "elapsed_ms": {**(old.get("elapsed_ms") or {}), **ms},
+    }
 
 
 def load_vllm_timings(release: str, ids: list[str]) -> tuple[float | None, list[float], str | None]:
-    if not os.path.exists(timings_path(release)):
+    """vLLM's recorded time per case for these cases: the verdict file's ``timings``, else (older runs) the
+    file kept outside the repository ($VLLM_CONF_DIR/vllm-timings-<release>.json). A verdict file recorded
+    before times were kept may hold only the run's summary (``median_ms`` over ``cases`` cases): it stands
+    for the release's cases only when all of them are asked for."""
+    path = os.path.join(VERDICT_DIR, f"{release}.json")
+    t = (read_json(path).get("timings") or {}) if os.path.exists(path) else {}
+    if not t:
+        legacy = os.path.join(CONF_DIR, f"vllm-timings-{release}.json")
+        t = read_json(legacy) if os.path.exists(legacy) else {}
+    if not t:
         return None, [], None
-    t = read_json(timings_path(release))
-    ms = t["elapsed_ms"]
-    return t.get("import_seconds"), [ms[i] for i in ids if i in ms], t["measured_at"]
+    ms = t.get("elapsed_ms") or {}
+    found = [ms[i] for i in ids if i in ms]
+    if not found and t.get("median_ms") is not None and t.get("cases") == len(ids):
+        found = [t["median_ms"]] * len(ids)  # the recorded median of the same cases
+    return t.get("import_seconds"), found, t.get("measured_at")
 
 
 def save_vllm(release: str, doc: dict) -> str:
     os.makedirs(VERDICT_DIR, exist_ok=True)
     path = os.path.join(VERDICT_DIR, f"{release}.json")
+    timings = timings_of(release, doc)
     stable = {
-        **{k: v for k, v in doc.items() if k != "raw_verdicts"},
+        **{k: v for k, v in doc.items() if k not in ("raw_verdicts", "timings")},
         "harness": {
             k: v
             for k, v in doc["harness"].items()
             if k not in ("import_seconds", "cases_seconds", "wall_seconds")
         },
+        "timings": timings,
     }
     with open(path, "w") as f:
         json.dump(stable, f, indent=1, ensure_ascii=False)
@@ -763,7 +771,6 @@ def main() -> None:
                 merged.update({v["id"]: v for v in vdoc["verdicts"]})
                 order = [c["id"] for c in load_cases() if rel in c["releases"]]
                 save_vllm(rel, {**vdoc, "verdicts": [merged[i] for i in order if i in merged]})
-            save_vllm_timings(rel, vdoc)
             h = vdoc["harness"]
             print(
                 f"[{rel}] vLLM import {h.get('import_seconds')} s, {len(rcases)} cases in "
@@ -809,6 +816,12 @@ def main() -> None:
         if v_ms and p_ms and not opts.reuse_product:  # the product timed in this run, vLLM on the same cases
             e_med = median(e_ms) if e_ms else None
             timings.append((rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), e_med, when))
+            print(
+                f"[{rel}] time per configuration: vLLM median {median(v_ms):.1f} ms ({when}), product median "
+                f"{median(p_ms):.3f} ms in this run: ratio {median(v_ms) / median(p_ms):,.0f}"
+                + (f", engine alone {e_med:.3f} ms: ratio {median(v_ms) / e_med:,.0f}" if e_med else ""),
+                file=sys.stderr,
+            )
 
         rows, agree_n, judged, kinds = [], 0, 0, {}
         for c, v, p in zip(rcases, verdicts, pvs, strict=True):
