@@ -223,12 +223,20 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
     ruleset = compile_ruleset(load_pack(root / "validation" / "rulepacks" / "builtin.yaml"))
     docs = generate(catalogs, 600, seed=7)
     selected = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]]) for d in docs]
-    original = _ReleasePlan.to_run
+
+    def run_every_rule(plan, doc):
+        by_group: dict[int, list[int]] = {}
+        for position in range(len(plan.rules)):
+            by_group.setdefault(plan.group_of[position], []).append(position)
+        groups = tuple((g, tuple(ps), tuple(plan.ids[p] for p in ps)) for g, ps in by_group.items())
+        return tuple(range(len(plan.rules))), (), groups
+
+    original = _ReleasePlan.select
     try:
-        _ReleasePlan.to_run = lambda self, present: set(range(len(self.rules)))
-        everything = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]]) for d in docs]
+        _ReleasePlan.select = run_every_rule
+        everything = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]], memo=False) for d in docs]
     finally:
-        _ReleasePlan.to_run = original
+        _ReleasePlan.select = original
     assert [v.as_dict() for v in selected] == [v.as_dict() for v in everything]
     assert sum(not v.valid for v in selected) > 50  # the sample exercises failing rules too
 

@@ -11,6 +11,7 @@ and per set of catalogs (:class:`HistoryIndex`; callers that keep one pass it as
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -102,6 +103,10 @@ _NOT_FOUND = object()
 _UNKNOWN_ARG = ("<unknown argument>",)  # tags the memo key of an argument the release does not know
 # (spec signature, frozen value) -> findings, shared by every catalog (``CatalogIndex.shared_signature``)
 _SHARED_OUTCOMES: dict[tuple[Any, ...], tuple[Finding, ...]] = {}
+# A number per shared signature, the key's first item in ``_SHARED_OUTCOMES`` (``next`` on a count is atomic,
+# so two threads never give two signatures one number).
+_SIGNATURE_NUMBERS: dict[tuple[Any, ...], int] = {}
+_NUMBERS = itertools.count()
 
 
 class NearestIndex:
@@ -205,7 +210,29 @@ class CatalogIndex:
         # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
         self.outcomes: dict[tuple[Any, ...], Any] = {}  # also (index, finding) of unknown arguments
         self._signatures: dict[str, tuple[Any, ...] | None] = {}
+        self._memo_entries: dict[str, tuple[dict[Any, Any], Any, tuple[str, ...] | None]] = {}
         self._field_names: dict[str, NearestIndex] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The memo entries name this process' shared table and signature numbers: never carried to another.
+        return {**self.__dict__, "_memo_entries": {}}
+
+    def memo_entry(self, name: str, spec: ArgSpec) -> tuple[dict[Any, Any], Any, tuple[str, ...] | None]:
+        """Where a known argument's findings are memoised: the table, the key's first item, and the arguments
+        whose truth is part of the key. An argument with a shared signature uses the shared table under the
+        signature's number (hashing an int, not the signature's twelve fields, per profile)."""
+        entry = self._memo_entries.get(name)
+        if entry is None:
+            signature = self.shared_signature(name, spec)
+            if signature is not None:
+                number = _SIGNATURE_NUMBERS.get(signature)
+                if number is None:
+                    number = _SIGNATURE_NUMBERS.setdefault(signature, next(_NUMBERS))
+                entry = (_SHARED_OUTCOMES, number, None)
+            else:
+                entry = (self.outcomes, name, self.requires.get(name))
+            self._memo_entries[name] = entry
+        return entry
 
     def shared_signature(self, name: str, spec: ArgSpec) -> tuple[Any, ...] | None:
         """What decides a known argument's findings, when only its spec does (None otherwise): not deprecated
@@ -457,6 +484,26 @@ def check_catalog(
         # checks require: reused when they recur.
         # An argument whose findings only its spec decides (see `CatalogIndex.shared_signature`) shares them
         # with every release whose spec of it checks the same way.
+        if memo:
+            table, prefix, requires = index.memo_entry(name, spec)
+            kind = type(value)
+            try:
+                frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+                if requires:
+                    key: tuple[Any, ...] | None = (prefix, frozen, tuple([not args.get(r) for r in requires]))
+                else:
+                    key = (prefix, frozen)
+            except TypeError:
+                key = None
+            known = table.get(key) if key is not None else None
+            if known is None:
+                known = tuple(_argument_findings(spec, name, value, index, args))
+                if key is not None:
+                    if len(table) >= LIMIT:
+                        table.clear()
+                    table[key] = known
+            findings.extend(known)
+            continue
         requires = index.requires.get(name)
         signature = index.shared_signature(name, spec) if memo else None
         table = _SHARED_OUTCOMES if signature is not None else outcomes

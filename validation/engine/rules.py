@@ -327,6 +327,11 @@ class CompiledRule:
         return self.template is not None and _EXTENSION_CALL.search(self.template.source) is not None
 
     @cached_property
+    def reads_kind(self) -> bool:
+        """Whether an expression may read ``kind`` (textual: a string or a macro variable so named counts)."""
+        return any(_KIND_REF.search(expr) for expr in self.expressions)
+
+    @cached_property
     def uses_derived(self) -> bool:
         return any(_DERIVED_REF.search(expr) for expr in self.expressions)
 
@@ -340,7 +345,7 @@ class CompiledRule:
             not self.expanded
             and not self.uses_derived
             and all(reads[root] == frozenset() for root in ("effective", "vllm", "values", "derived"))
-            and not any(_KIND_REF.search(expr) for expr in self.expressions)
+            and not self.reads_kind
         )
 
     def render(
@@ -688,7 +693,18 @@ class _ReleasePlan:
     # The rule set's tables of the groups whose rules are all release-independent (by their inputs): every
     # release plan of the rule set reuses those outcomes (see `link`).
     shared: dict[Any, dict[Any, Any]] | None = field(default=None, repr=False)
-    selections: dict[tuple[frozenset[str], ...], _Selection] = field(default_factory=dict)
+    # Each relevant present key's bit in a profile's signature (an int: hashing it allocates nothing) and the
+    # rules it triggers, as a bit mask of positions; the rules that always run.
+    bits: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    always_mask: int = 0
+    guards: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # per rule: without, with a model config
+    config_bit: int = 0
+    selections: dict[int, _Selection] = field(default_factory=dict)
+    # One (group, positions, ids) entry per group and set of its rules that run, shared by every selection
+    # that runs them (a cached selection then keeps one new tuple alive, not one per group).
+    group_entries: dict[tuple[int, ...], tuple[int, tuple[int, ...], tuple[str, ...]]] = field(
+        default_factory=dict
+    )
     wanted_cache: dict[tuple[int, ...], tuple[dict[str, frozenset[str] | None], dict[str, Any]]] = field(
         default_factory=dict
     )
@@ -723,7 +739,34 @@ class _ReleasePlan:
             for root, key in required:
                 relevant[root].add(key)
         self.relevant = {root: frozenset(keys) for root, keys in relevant.items()}
+        bits: dict[str, dict[str, tuple[int, int]]] = {}
+        bit = 1
+        for root in PRESENCE_ROOTS:
+            by_key = self.index[root]
+            bits[root] = {}
+            for key in sorted(self.relevant[root]):
+                mask = 0
+                for position in by_key.get(key, ()):
+                    mask |= 1 << position
+                bits[root][key] = (bit, mask)
+                bit <<= 1
+        self.bits = bits
+        self.always_mask = sum(1 << position for position in self.always)
+        # Each rule's `has(...)` guards as signature bits: with a model config, and without one (then
+        # `has(model.config.k)` is "could not verify", never false: see `_guard_fails`).
+        with_config, without_config = [], []
+        for required in self.required:
+            mask = mask_without = 0
+            for root, key in required:
+                mask |= bits[root][key][0]
+                if root != "model.config":
+                    mask_without |= bits[root][key][0]
+            with_config.append(mask)
+            without_config.append(mask_without)
+        self.guards = (tuple(without_config), tuple(with_config))
+        self.config_bit = bits["model"]["config"][0]
         self.selections = {}
+        self.group_entries = {}
         self.wanted_cache = {}
         self.link(self.shared)
 
@@ -749,54 +792,108 @@ class _ReleasePlan:
         state["outcomes"] = tuple({} for _ in self.memo_keys)
         state["shared"] = None  # linked again by the rule set (CompiledRuleSet.__setstate__)
         state["selections"] = {}
+        state["group_entries"] = {}
         state["wanted_cache"] = {}
         return state
 
     def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
-        """The keys the rules about to run read: only those are converted into CEL values."""
-        return _union_reads(self.reads[position] for position in run)
+        """The keys the rules about to run read: only those are converted into CEL values (``kind`` too is
+        left out when none of them can read it)."""
+        wanted = _union_reads(self.reads[position] for position in run)
+        rules = self.rules
+        wanted["kind"] = None if any(rules[position].rule.reads_kind for position in run) else frozenset()
+        return wanted
 
     def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
         return any(_guard_fails(root, key, present) for root, key in self.required[position])
 
-    def select(self, present: Mapping[str, set[str]]) -> _Selection:
-        """The rules to run for a profile with these keys, in rule order, and the baseline findings that stand
-        (a rule that does not run keeps its empty-profile outcome, unless its `has(...)` guard is absent:
-        without a model config `has(model.config.k)` is "could not verify"; with one, it is false).
+    def select(self, doc: Mapping[str, Any]) -> _Selection:
+        """The rules to run for this profile, in rule order, and the baseline findings that stand (a rule that
+        does not run keeps its empty-profile outcome, unless its `has(...)` guard is absent: without a model
+        config `has(model.config.k)` is "could not verify"; with one, it is false).
 
-        Depends only on which relevant keys are present, so it is computed once per such set."""
-        relevant = self.relevant
-        signature = (
-            relevant["args"] & present["args"],
-            relevant["env"] & present["env"],
-            relevant["model"] & present["model"],
-            relevant["model.config"] & present["model.config"],
-            relevant["hardware"] & present["hardware"],
-        )
+        Depends only on which relevant keys the profile sets (its signature, one bit per key), so it is
+        computed once per such set."""
+        bits = self.bits
+        signature = 0
+        run_mask = self.always_mask
+        # The keys `_present_keys` gives, read straight from the document.
+        by_key = bits["args"]
+        for key in doc.get("args") or ():
+            entry = by_key.get(key)
+            if entry is not None:
+                signature |= entry[0]
+                run_mask |= entry[1]
+        by_key = bits["env"]
+        for key in doc.get("env") or ():
+            entry = by_key.get(key)
+            if entry is not None:
+                signature |= entry[0]
+                run_mask |= entry[1]
+        model = doc.get("model") or {}
+        by_key = bits["model"]
+        for key, value in model.items():
+            if value is not None:
+                entry = by_key.get(key)
+                if entry is not None:
+                    signature |= entry[0]
+                    run_mask |= entry[1]
+        config = model.get("config")
+        if isinstance(config, Mapping):
+            by_key = bits["model.config"]
+            for key in config:
+                entry = by_key.get(key)
+                if entry is not None:
+                    signature |= entry[0]
+                    run_mask |= entry[1]
+        by_key = bits["hardware"]
+        for key, value in (doc.get("hardware") or {}).items():
+            if value is not None:
+                entry = by_key.get(key)
+                if entry is not None:
+                    signature |= entry[0]
+                    run_mask |= entry[1]
         selection = self.selections.get(signature)
         if selection is None:
-            run = self.to_run(present)
-            standing = tuple(
-                (position, finding)
-                for position, finding in self.baseline
-                if position not in run and not self.guard_fails(position, present)
-            )
-            by_group: dict[int, list[int]] = {}
-            for position in sorted(run):
-                by_group.setdefault(self.group_of[position], []).append(position)
-            ids = self.ids
-            selection = (
-                tuple(sorted(run)),
-                standing,
-                tuple(
-                    (group, tuple(positions), tuple(ids[p] for p in positions))
-                    for group, positions in by_group.items()
-                ),
-            )
+            selection = self._selection(run_mask, signature)
             if len(self.selections) >= LIMIT:
                 self.selections.clear()
             self.selections[signature] = selection
         return selection
+
+    def _selection(self, run_mask: int, signature: int) -> _Selection:
+        # The rules triggered (``run_mask``) less those whose `has(...)` guard is absent, in rule order.
+        guards = self.guards[1 if signature & self.config_bit else 0]
+        absent = ~signature
+        run: list[int] = []
+        while run_mask:
+            low = run_mask & -run_mask
+            position = low.bit_length() - 1
+            run_mask ^= low
+            if not guards[position] & absent:
+                run.append(position)
+        ran = set(run)
+        standing = tuple(
+            (position, finding)
+            for position, finding in self.baseline
+            if position not in ran and not guards[position] & absent
+        )
+        by_group: dict[int, list[int]] = {}
+        group_of = self.group_of
+        for position in run:
+            by_group.setdefault(group_of[position], []).append(position)
+        entries = self.group_entries
+        ids = self.ids
+        groups = []
+        for group, positions in by_group.items():
+            key = (group, *positions)
+            entry = entries.get(key)
+            if entry is None:
+                if len(entries) >= LIMIT:
+                    entries.clear()
+                entry = entries[key] = (group, tuple(positions), tuple(ids[p] for p in positions))
+            groups.append(entry)
+        return tuple(run), standing, tuple(groups)
 
     def wanted_of(self, run: tuple[int, ...]) -> tuple[dict[str, frozenset[str] | None], dict[str, Any]]:
         """What the rules at these positions read, and the release's defaults of the arguments among it."""
@@ -810,27 +907,6 @@ class _ReleasePlan:
                 self.wanted_cache.clear()
             self.wanted_cache[run] = found
         return found
-
-    def to_run(self, present: Mapping[str, set[str]]) -> set[int]:
-        run = set(self.always)
-        for root, keys in present.items():
-            by_key = self.index[root]
-            for key in keys:
-                positions = by_key.get(key)
-                if positions:
-                    run.update(positions)
-        # A rule whose `has(...)` guard is absent cannot fire (``_guard_fails``, inlined: this runs for every
-        # profile whose set of keys the plan has not met yet).
-        required = self.required
-        config_present = "config" in present["model"]
-        kept = set()
-        for position in run:
-            for root, key in required[position]:
-                if key not in present[root] and (config_present or root != "model.config"):
-                    break
-            else:
-                kept.add(position)
-        return kept
 
 
 @dataclass
@@ -947,8 +1023,7 @@ class CompiledRuleSet:
         plan = self._plan(version, kind, catalog)
         if plain:
             return self._evaluate_plain(doc, plan, waived_ids, version)
-        present = _present_keys(doc)
-        run, standing, run_groups = plan.select(present)
+        run, standing, run_groups = plan.select(doc)
         found: list[tuple[int, Finding]] = [
             (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
             for position, finding in standing
@@ -1058,37 +1133,45 @@ def build_context(
     Unknown model and hardware facts stay absent, so reading them means "could not verify".
     """
     wanted = wanted or {}
-    version = str((doc.get("vllm") or {}).get("version") or "")
-    parsed = parse_version(version)
+    none = frozenset()
+    # Each map costs a few microseconds to hand to CEL: leave out those no rule about to run reads (a root
+    # ``wanted`` does not name is kept).
+    context: dict[str, Any] = {}
+    if wanted.get("kind", True) != none:
+        context["kind"] = doc.get("kind") or "serving"
+    keys = wanted.get("vllm", True)
+    if keys != none:
+        version = str((doc.get("vllm") or {}).get("version") or "")
+        parsed = parse_version(version)
+        vllm = {
+            "version": version,
+            "major": parsed.major if parsed else 0,
+            "minor": parsed.minor if parsed else 0,
+            "patch": parsed.micro if parsed else 0,
+        }
+        context["vllm"] = _prune(vllm, wanted.get("vllm"))
+    if wanted.get("model", True) != none:
+        model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
+        if isinstance(model.get("config"), Mapping):
+            model["config"] = _prune(model["config"], wanted.get("model.config"))
+        context["model"] = _prune(model, wanted.get("model"))
     args = doc.get("args") or {}
-    effective = dict(defaults)
-    effective.update(_prune(args, wanted.get("effective")))
-    model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
-    if isinstance(model.get("config"), Mapping):
-        model["config"] = _prune(model["config"], wanted.get("model.config"))
-    vllm = {
-        "version": version,
-        "major": parsed.major if parsed else 0,
-        "minor": parsed.minor if parsed else 0,
-        "patch": parsed.micro if parsed else 0,
-    }
-    context = {
-        "kind": doc.get("kind") or "serving",
-        "vllm": _prune(vllm, wanted.get("vllm")),
-        "model": _prune(model, wanted.get("model")),
-        "args": _prune(args, wanted.get("args")),
-        "effective": effective,
-        "env": {str(k): str(v) for k, v in _prune(doc.get("env") or {}, wanted.get("env")).items()},
-        "hardware": {
-            k: v
-            for k, v in _prune(doc.get("hardware") or {}, wanted.get("hardware")).items()
-            if v is not None
-        },
-        "derived": {},
-        "values": _prune(values or {}, wanted.get("values")),
-    }
-    # Each map costs a few microseconds to hand to CEL: leave out those no rule about to run reads.
-    return {k: v for k, v in context.items() if wanted.get(k, True) != frozenset()}
+    if wanted.get("args", True) != none:
+        context["args"] = _prune(args, wanted.get("args"))
+    if wanted.get("effective", True) != none:
+        effective = dict(defaults)
+        effective.update(_prune(args, wanted.get("effective")))
+        context["effective"] = effective
+    if wanted.get("env", True) != none:
+        context["env"] = {str(k): str(v) for k, v in _prune(doc.get("env") or {}, wanted.get("env")).items()}
+    if wanted.get("hardware", True) != none:
+        hardware = _prune(doc.get("hardware") or {}, wanted.get("hardware"))
+        context["hardware"] = {k: v for k, v in hardware.items() if v is not None}
+    if wanted.get("derived", True) != none:
+        context["derived"] = {}
+    if wanted.get("values", True) != none:
+        context["values"] = _prune(values or {}, wanted.get("values"))
+    return context
 
 
 def compile_ruleset(
