@@ -500,9 +500,11 @@ class _InputValues(dict):
         model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
         config = model.get("config")
         for key, value in (doc.get("args") or {}).items():
-            self["args", key] = freeze(value)
+            kind = type(value)  # `freeze`, inlined for the scalars most values are
+            self["args", key] = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
         for key, value in (doc.get("env") or {}).items():
-            self["env", key] = freeze(value)
+            kind = type(value)
+            self["env", key] = (kind, value) if kind is str else freeze(value)
         for key, value in model.items():
             self["model", key] = (
                 A_MAPPING if key == "config" and isinstance(value, Mapping) else freeze(value)
@@ -677,6 +679,8 @@ class _ReleasePlan:
     baseline: tuple[tuple[int, Finding], ...] = ()
     reads: tuple[dict[str, frozenset[str] | None], ...] = ()
     required: tuple[frozenset[tuple[str, str]], ...] = ()
+    read_items: tuple[tuple[tuple[str, frozenset[str] | None], ...], ...] = ()
+    reads_kind: tuple[bool, ...] = ()
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
     values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
     # Rules that depend on the same profile inputs (see `_inputs`) form a group: its position per rule, the
@@ -723,6 +727,11 @@ class _ReleasePlan:
         self.always = frozenset(always)
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
         self.reads = tuple(p.rule.reads for p in self.rules)
+        # What each rule reads, without the roots it does not (most of them), and whether it can read `kind`.
+        self.read_items = tuple(
+            tuple((root, keys) for root, keys in reads.items() if keys != frozenset()) for reads in self.reads
+        )
+        self.reads_kind = tuple(p.rule.reads_kind for p in self.rules)
         self.required = tuple(p.rule.required for p in self.rules)
         groups: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
@@ -799,9 +808,18 @@ class _ReleasePlan:
     def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read: only those are converted into CEL values (``kind`` too is
         left out when none of them can read it)."""
-        wanted = _union_reads(self.reads[position] for position in run)
-        rules = self.rules
-        wanted["kind"] = None if any(rules[position].rule.reads_kind for position in run) else frozenset()
+        found: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
+        read_items = self.read_items
+        for position in run:
+            for root, keys in read_items[position]:
+                current = found[root]
+                if keys is None:
+                    found[root] = None
+                elif current is not None:
+                    current.update(keys)
+        wanted = {root: (None if keys is None else frozenset(keys)) for root, keys in found.items()}
+        reads_kind = self.reads_kind
+        wanted["kind"] = None if any(reads_kind[position] for position in run) else frozenset()
         return wanted
 
     def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
