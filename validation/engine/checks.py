@@ -210,29 +210,35 @@ class CatalogIndex:
         # (argument, frozen value, truth of its ``requires``) -> the findings of a known argument
         self.outcomes: dict[tuple[Any, ...], Any] = {}  # also (index, finding) of unknown arguments
         self._signatures: dict[str, tuple[Any, ...] | None] = {}
-        self._memo_entries: dict[str, tuple[dict[Any, Any], Any, tuple[str, ...] | None]] = {}
-        self._field_names: dict[str, NearestIndex] = {}
+        self.memo_entries: dict[str, tuple[ArgSpec, dict[Any, Any], Any, tuple[str, ...] | None]] = {}
+        self._index_memo_entries()
 
-    def __getstate__(self) -> dict[str, Any]:
-        # The memo entries name this process' shared table and signature numbers: never carried to another.
-        return {**self.__dict__, "_memo_entries": {}}
-
-    def memo_entry(self, name: str, spec: ArgSpec) -> tuple[dict[Any, Any], Any, tuple[str, ...] | None]:
-        """Where a known argument's findings are memoised: the table, the key's first item, and the arguments
-        whose truth is part of the key. An argument with a shared signature uses the shared table under the
-        signature's number (hashing an int, not the signature's twelve fields, per profile)."""
-        entry = self._memo_entries.get(name)
-        if entry is None:
+    def _index_memo_entries(self) -> None:
+        """Each known argument's spec and where its findings are memoised: the table, the key's first item,
+        and the arguments whose truth is part of the key. An argument with a shared signature uses the shared
+        table under the signature's number (hashing an int, not the signature's twelve fields, per profile).
+        Computed once per catalog, not by the first profile that sets the argument (a signature quotes the
+        spec's choices and bounds: several microseconds an argument)."""
+        entries = {}
+        for name, spec in self.catalog.by_name.items():
             signature = self.shared_signature(name, spec)
             if signature is not None:
                 number = _SIGNATURE_NUMBERS.get(signature)
                 if number is None:
                     number = _SIGNATURE_NUMBERS.setdefault(signature, next(_NUMBERS))
-                entry = (_SHARED_OUTCOMES, number, None)
+                entries[name] = (spec, _SHARED_OUTCOMES, number, None)
             else:
-                entry = (self.outcomes, name, self.requires.get(name))
-            self._memo_entries[name] = entry
-        return entry
+                entries[name] = (spec, self.outcomes, name, self.requires.get(name))
+        self.memo_entries = entries
+        self._field_names: dict[str, NearestIndex] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The memo entries name this process' shared table and signature numbers: never carried to another.
+        return {**self.__dict__, "memo_entries": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._index_memo_entries()
 
     def shared_signature(self, name: str, spec: ArgSpec) -> tuple[Any, ...] | None:
         """What decides a known argument's findings, when only its spec does (None otherwise): not deprecated
@@ -456,36 +462,15 @@ def check_catalog(
     index = catalog_index(catalog)
     outcomes: dict[tuple[Any, ...], Any] = index.outcomes if memo else {}
     hist: Any = _NOT_FOUND
+    entries = index.memo_entries if memo else {}
     for name, value in args.items():
-        spec = catalog.by_name.get(name)
-        if spec is None:
-            # An unknown argument's finding depends on its name and value (a rename's fix carries it) and
-            # on the release history it is explained against: reused when they recur.
-            if hist is _NOT_FOUND:
-                hist = history_index(history)
-            # (A HistoryIndex is a Mapping, compared by content: the key holds its id, the entry the index
-            # itself, checked on use, so an id reused by a later index never matches.)
-            try:
-                key = (_UNKNOWN_ARG, name, freeze(value), id(hist))
-            except TypeError:
-                key = None
-            entry = outcomes.get(key) if key is not None else None
-            if entry is not None and entry[0] is hist:
-                findings.append(entry[1])
-                continue
-            finding = _unknown(name, value, index, hist)
-            if key is not None:
-                if len(outcomes) >= LIMIT:
-                    outcomes.clear()
-                outcomes[key] = (hist, finding)
-            findings.append(finding)
-            continue
-        # A known argument's findings depend on its value and on the truth of the arguments its value
-        # checks require: reused when they recur.
-        # An argument whose findings only its spec decides (see `CatalogIndex.shared_signature`) shares them
-        # with every release whose spec of it checks the same way.
-        if memo:
-            table, prefix, requires = index.memo_entry(name, spec)
+        entry = entries.get(name)
+        if entry is not None:
+            # A known argument's findings depend on its value and on the truth of the arguments its value
+            # checks require: reused when they recur. An argument whose findings only its spec decides (see
+            # `CatalogIndex.shared_signature`) shares them with every release whose spec of it checks the
+            # same way.
+            spec, table, prefix, requires = entry
             kind = type(value)
             try:
                 frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
@@ -504,26 +489,30 @@ def check_catalog(
                     table[key] = known
             findings.extend(known)
             continue
-        requires = index.requires.get(name)
-        signature = index.shared_signature(name, spec) if memo else None
-        table = _SHARED_OUTCOMES if signature is not None else outcomes
-        try:
-            if signature is not None:
-                key: tuple[Any, ...] | None = (signature, freeze(value))
-            elif requires:
-                key = (name, freeze(value), tuple([not args.get(r) for r in requires]))
-            else:
-                key = (name, freeze(value))
-        except TypeError:
-            key = None
-        known = table.get(key) if key is not None else None
-        if known is None:
-            known = tuple(_argument_findings(spec, name, value, index, args))
-            if key is not None:
-                if len(table) >= LIMIT:
-                    table.clear()
-                table[key] = known
-        findings.extend(known)
+        spec = catalog.by_name.get(name)
+        if spec is None:
+            # An unknown argument's finding depends on its name and value (a rename's fix carries it) and
+            # on the release history it is explained against: reused when they recur.
+            if hist is _NOT_FOUND:
+                hist = history_index(history)
+            # (A HistoryIndex is a Mapping, compared by content: the key holds its id, the entry the index
+            # itself, checked on use, so an id reused by a later index never matches.)
+            try:
+                unknown_key: tuple[Any, ...] | None = (_UNKNOWN_ARG, name, freeze(value), id(hist))
+            except TypeError:
+                unknown_key = None
+            known_unknown = outcomes.get(unknown_key) if unknown_key is not None else None
+            if known_unknown is not None and known_unknown[0] is hist:
+                findings.append(known_unknown[1])
+                continue
+            finding = _unknown(name, value, index, hist)
+            if unknown_key is not None:
+                if len(outcomes) >= LIMIT:
+                    outcomes.clear()
+                outcomes[unknown_key] = (hist, finding)
+            findings.append(finding)
+            continue
+        findings.extend(_argument_findings(spec, name, value, index, args))  # computed afresh (memo=False)
     return findings
 
 
