@@ -883,23 +883,28 @@ class _ReleasePlan:
         # The rules triggered (``run_mask``) less those whose `has(...)` guard is absent, in rule order.
         guards = self.guards[1 if signature & self.config_bit else 0]
         absent = ~signature
+        group_of = self.group_of
         run: list[int] = []
+        by_group: dict[int, list[int]] = {}
         while run_mask:
             low = run_mask & -run_mask
             position = low.bit_length() - 1
             run_mask ^= low
             if not guards[position] & absent:
                 run.append(position)
-        ran = set(run)
-        standing = tuple(
-            (position, finding)
-            for position, finding in self.baseline
-            if position not in ran and not guards[position] & absent
-        )
-        by_group: dict[int, list[int]] = {}
-        group_of = self.group_of
-        for position in run:
-            by_group.setdefault(group_of[position], []).append(position)
+                positions = by_group.get(group_of[position])
+                if positions is None:
+                    by_group[group_of[position]] = [position]
+                else:
+                    positions.append(position)
+        standing: tuple[tuple[int, Finding], ...] = ()
+        if self.baseline:
+            ran = set(run)
+            standing = tuple(
+                (position, finding)
+                for position, finding in self.baseline
+                if position not in ran and not guards[position] & absent
+            )
         entries = self.group_entries
         ids = self.ids
         groups = []
