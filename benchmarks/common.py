@@ -42,19 +42,30 @@ def verdict_summary(verdict) -> dict:
 
 
 def verdict_row(profile, verdict, *, ruleset, release):
-    """An unsaved stored verdict of ``profile``, as a re-check would have written it (for bulk inserts)."""
-    from validation.models import Verdict
+    """An unsaved stored verdict of ``profile``, as a re-check would have written it, with what it was checked
+    against in ``row.check_row`` (for :func:`verdicts_bulk_create`)."""
+    from validation.models import Verdict, VerdictCheck
 
-    return Verdict(
+    row = Verdict(
         profile=profile,
         **verdict_summary(verdict),
         findings=[f.as_dict() for f in verdict.findings],
         rule_ids=sorted({f.rule for f in verdict.findings if f.is_active}),
-        ruleset=ruleset,
-        release=release,
-        release_catalog_sha256=release.catalog_sha256,
         profile_revision=1,
     )
+    row.check_row = VerdictCheck(
+        verdict=row, ruleset=ruleset, release=release, release_catalog_sha256=release.catalog_sha256
+    )
+    return row
+
+
+def verdicts_bulk_create(rows) -> None:
+    """Insert :func:`verdict_row` rows and their narrow check rows."""
+    from validation.models import Verdict, VerdictCheck
+
+    rows = list(rows)
+    Verdict.objects.bulk_create(rows, batch_size=5000)
+    VerdictCheck.objects.bulk_create([row.check_row for row in rows], batch_size=5000)
 
 
 def machine() -> str:

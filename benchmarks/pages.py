@@ -144,7 +144,7 @@ def _bulk_verdicts(profiles, variants) -> None:
         row = verdict_row(profile, verdict, ruleset=ruleset, release=used)
         rows.append(row)
         rules.extend(VerdictRule(profile=profile, rule_id=rule_id) for rule_id in row.rule_ids)
-    Verdict.objects.bulk_create(rows, batch_size=5000)
+    verdicts_bulk_create(rows)
     VerdictRule.objects.bulk_create(rules, batch_size=5000)
 
 

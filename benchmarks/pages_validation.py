@@ -186,12 +186,9 @@ def _bulk_profiles(count, sets, verdicts, releases, owners, teams, rng):
         rows.append(Profile(team=team, name=f"profile-{n}", owner=owner, vllm_release=pinned, **sets[i]))
         plan.append((verdicts[i, (pinned or fleet).pk], pinned or fleet))
     created = Profile.objects.bulk_create(rows, batch_size=5000)
-    Verdict.objects.bulk_create(
-        (
-            verdict_row(profile, verdict, ruleset=ruleset, release=release)
-            for profile, (verdict, release) in zip(created, plan, strict=True)
-        ),
-        batch_size=5000,
+    verdicts_bulk_create(
+        verdict_row(profile, verdict, ruleset=ruleset, release=release)
+        for profile, (verdict, release) in zip(created, plan, strict=True)
     )
     return created
 

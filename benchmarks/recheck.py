@@ -136,7 +136,7 @@ def load(count: int, distinct: int) -> None:
             row = verdict_row(profile, verdict, ruleset=ruleset, release=used)
             rows.append(row)
             rules.extend(VerdictRule(profile=profile, rule_id=r) for r in row.rule_ids)
-        Verdict.objects.bulk_create(rows, batch_size=5000)
+        verdicts_bulk_create(rows)
         VerdictRule.objects.bulk_create(rules, batch_size=5000)
         states = {}
         for verdict, _ in checked.values():

@@ -4,7 +4,7 @@ pipeline tests and the fault tests' template database both start from such a fle
 from __future__ import annotations
 
 from profiles.models import Profile, ProfileRevision
-from validation.models import Verdict
+from validation.models import Verdict, VerdictCheck
 from validation.selectors import fleet_release, ruleset_current
 from validation.services.verdicts import document_validate, profile_document
 
@@ -41,10 +41,19 @@ def bulk_profiles(team, owners, count, *, eager_every=0, start=0):
                 profile=p,
                 state=sample.state,
                 findings=[f.as_dict() for f in sample.findings],
+                profile_revision=1,
+            )
+            for p in profiles
+        ],
+        batch_size=2000,
+    )
+    VerdictCheck.objects.bulk_create(
+        [
+            VerdictCheck(
+                verdict_id=p.pk,
                 ruleset=ruleset,
                 release=release,
                 release_catalog_sha256=release.catalog_sha256,
-                profile_revision=1,
             )
             for p in profiles
         ],

@@ -67,7 +67,7 @@ class RuleAdmin(ReadOnlyAdmin):
 class VerdictAdmin(ReadOnlyAdmin):
     list_display = ["profile", "state", "error_count", "warning_count", "ruleset", "release", "computed_at"]
     list_filter = ["state"]
-    list_select_related = ["profile__team", "ruleset", "release"]
+    list_select_related = ["profile__team", "checked__ruleset", "checked__release"]
 
 
 @admin.register(VerdictChange)

@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from django.conf import settings
 from django.db import models
 
@@ -143,7 +145,9 @@ RULE_FIELDS = ENGINE_RULE_FIELDS
 
 
 class Verdict(models.Model):
-    """A profile's current findings, and what they were computed from."""
+    """A profile's current findings. What they were last checked against is kept apart, in the narrow
+    :class:`VerdictCheck` row, so that a re-check confirming an unchanged verdict never rewrites this (wide)
+    row; ``ruleset``, ``release``, ``release_catalog_sha256`` and ``computed_at`` read it."""
 
     class State(models.TextChoices):
         VALID = "valid", "valid"
@@ -159,10 +163,75 @@ class Verdict(models.Model):
     warning_count = models.PositiveIntegerField(default=0)
     findings = models.JSONField(default=list)
     rule_ids = models.JSONField(default=list, help_text="Ids of the rules with an active finding.")
-    ruleset = models.ForeignKey(RuleSet, on_delete=models.PROTECT, null=True, related_name="+")
-    release = models.ForeignKey(VllmRelease, on_delete=models.PROTECT, null=True, related_name="+")
-    release_catalog_sha256 = models.CharField(max_length=64, blank=True)
     profile_revision = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["state"])]
+
+    def __str__(self) -> str:
+        return f"{self.profile_id}: {self.state}"
+
+    def _checked(self) -> VerdictCheck | None:
+        """The narrow row, read once with its rule set and release (one query for a page's three reads)."""
+        related = Verdict.checked.related
+        if not related.is_cached(self):
+            found = VerdictCheck.objects.select_related("ruleset", "release").filter(pk=self.pk).first()
+            related.set_cached_value(self, found)
+        return related.get_cached_value(self)
+
+    @property
+    def ruleset(self) -> RuleSet | None:
+        """The rule set this verdict was last checked against."""
+        check = self._checked()
+        return check.ruleset if check else None
+
+    @property
+    def ruleset_id(self) -> int | None:
+        check = self._checked()
+        return check.ruleset_id if check else None
+
+    @property
+    def release(self) -> VllmRelease | None:
+        """The release this verdict was last checked on."""
+        check = self._checked()
+        return check.release if check else None
+
+    @property
+    def release_id(self) -> int | None:
+        check = self._checked()
+        return check.release_id if check else None
+
+    @property
+    def release_catalog_sha256(self) -> str:
+        check = self._checked()
+        return check.release_catalog_sha256 if check else ""
+
+    @property
+    def computed_at(self):
+        """When this verdict was last checked (computed, or confirmed unchanged by a re-check)."""
+        check = self._checked()
+        return check.computed_at if check else None
+
+    @property
+    def pending_recheck_id(self) -> int | None:
+        check = self._checked()
+        return check.pending_recheck_id if check else None
+
+
+class VerdictCheck(models.Model):
+    """What a verdict was last checked against, and the re-check that still has to look at it: a narrow row
+    beside the verdict's findings (about 1.4 KB), so that marking a fleet for a re-check, and confirming the
+    verdicts that do not change, write a few dozen bytes per profile instead of the whole verdict."""
+
+    verdict = models.OneToOneField(
+        Verdict, on_delete=models.CASCADE, primary_key=True, related_name="checked", db_column="profile_id"
+    )
+    # No index on these: they change on every re-check, and an unindexed column keeps its update cheap.
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
+    release = models.ForeignKey(
+        VllmRelease, on_delete=models.PROTECT, null=True, related_name="+", db_index=False
+    )
+    release_catalog_sha256 = models.CharField(max_length=64, blank=True)
     computed_at = models.DateTimeField(auto_now=True)
     pending_recheck = models.ForeignKey(
         "Recheck",
@@ -173,11 +242,8 @@ class Verdict(models.Model):
         help_text="Set while a re-check still has to look at this profile (the dirty flag of the fan-out).",
     )
 
-    class Meta:
-        indexes = [models.Index(fields=["state"]), models.Index(fields=["ruleset", "release"])]
-
     def __str__(self) -> str:
-        return f"{self.profile_id}: {self.state}"
+        return f"{self.verdict_id}: rule set {self.ruleset_id}, release {self.release_id}"
 
 
 class VerdictRule(models.Model):

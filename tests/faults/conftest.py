@@ -177,7 +177,7 @@ class Stack:
         closed (or cut by a PostgreSQL restart): a fault is then surely injected "in the middle"."""
         conn = self.pg.connect(DATABASE, autocommit=False)
         conn.execute(
-            "SELECT profile_id FROM validation_verdict ORDER BY profile_id DESC LIMIT %s FOR KEY SHARE",
+            "SELECT profile_id FROM validation_verdictcheck ORDER BY profile_id DESC LIMIT %s FOR KEY SHARE",
             (count,),
         ).fetchall()
         return conn
@@ -261,9 +261,10 @@ def assert_each_profile_checked_once_and_alerted_once(stack: Stack, recheck: dic
     assert (recheck["total"], recheck["done"], recheck["newly_invalid"]) == (total, total, seed["broken"]), (
         recheck
     )
-    assert stack.one("SELECT count(*) FROM validation_verdict WHERE pending_recheck_id IS NOT NULL") == 0
+    assert stack.one("SELECT count(*) FROM validation_verdictcheck WHERE pending_recheck_id IS NOT NULL") == 0
     current = stack.one("SELECT max(id) FROM validation_ruleset WHERE status = 'published'")
-    assert stack.one("SELECT count(*) FROM validation_verdict WHERE ruleset_id <> %s", (current,)) == 0
+    checked = "SELECT count(*) FROM validation_verdict v JOIN validation_verdictcheck c USING (profile_id)"
+    assert stack.one(f"{checked} WHERE c.ruleset_id = %s", (current,)) == total
     changes = stack.sql(
         "SELECT profile_id, count(*) FROM validation_verdictchange WHERE cause = 'ruleset' GROUP BY profile_id"
     )

@@ -12,7 +12,7 @@ from tests.bulk import bulk_profiles
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.examples import EAGER_RULE
 from tests.processes import wait_for
-from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
+from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange, VerdictCheck
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -168,9 +168,9 @@ def test_killing_the_worker_mid_recheck_of_10000_finishes_each_profile_once_with
     workers.start("w2")
     recheck = wait_recheck(staff_client, recheck_id, timeout=300)
     assert (recheck["total"], recheck["done"], recheck["newly_invalid"]) == (10_000, 10_000, broken)
-    assert not Verdict.objects.filter(pending_recheck__isnull=False).exists()
+    assert not VerdictCheck.objects.filter(pending_recheck__isnull=False).exists()
     current = RuleSet.objects.filter(status="published").order_by("-number").first()
-    assert Verdict.objects.filter(ruleset=current).count() == 10_000
+    assert VerdictCheck.objects.filter(ruleset=current).count() == 10_000
     # Each broken profile changed state exactly once, and got one alert.
     changes = VerdictChange.objects.filter(cause="ruleset")
     assert changes.count() == broken and changes.values("profile").distinct().count() == broken

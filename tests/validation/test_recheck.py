@@ -201,6 +201,52 @@ def test_publishing_a_rule_set_rechecks_and_breaks_exactly_the_matching_profiles
     assert sweep()["lagging"] == 0
 
 
+def _verdict_row_version(profile_id: int) -> str:
+    """Where the verdict row (findings and all) is stored: an UPDATE writes a new version elsewhere."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT ctid::text FROM validation_verdict WHERE profile_id = %s", [profile_id])
+        return cursor.fetchone()[0]
+
+
+def test_a_recheck_that_changes_nothing_confirms_each_verdict_without_rewriting_it(
+    user, staff, team, fleet_032
+):
+    from django.test import Client
+
+    kept = make(user, team, "teacher")
+    eager = make(user, team, "eager", command="vllm serve org/big --enforce-eager", kind="serving")
+    before = {v.profile_id: (v.state, v.findings) for v in Verdict.objects.all()}
+    stored = _verdict_row_version(kept.pk)
+    draft = rulesets.ruleset_draft_create(actor=staff)
+    rulesets.rule_save(  # a rule no profile breaks
+        ruleset=draft,
+        data={
+            "id": "org-no-huge-batches",
+            "category": "policy",
+            "severity": "error",
+            "message": "max_num_seqs must stay below 100000",
+            "when": "has(args.max_num_seqs) && args.max_num_seqs >= 100000",
+        },
+    )
+    recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
+    recheck_run_inline(recheck.pk)
+    recheck.refresh_from_db()
+    assert (recheck.state, recheck.total, recheck.done, recheck.newly_invalid) == ("done", 2, 2, 0)
+    assert {v.profile_id: (v.state, v.findings) for v in Verdict.objects.all()} == before
+    assert not VerdictChange.objects.filter(recheck=recheck).exists()
+    assert _verdict_row_version(kept.pk) == stored  # the findings were not written again
+    # ... yet every verdict records the rule set it was checked against, which its page names
+    assert {v.ruleset.number for v in Verdict.objects.all()} == {draft.number}
+    assert not lagging_verdicts().exists()
+    client = Client()
+    client.force_login(user)
+    for profile in (kept, eager):
+        page = client.get(f"/profiles/{profile.pk}/").content.decode()
+        assert f"against rule set {draft.number}" in page
+
+
 def test_lagging_verdicts_are_found_by_the_sweep(user, staff, team, fleet_032):
     make(user, team, "teacher")
     draft = rulesets.ruleset_draft_create(actor=staff)

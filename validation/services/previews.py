@@ -19,7 +19,7 @@ from django.db.models import Count, Max
 
 from ..engine import lint as engine_lint
 from ..engine.types import Finding
-from ..models import RuleSet, Verdict, VllmRelease
+from ..models import RuleSet, VerdictCheck, VllmRelease
 from ..selectors import (
     CatalogHistory,
     catalog_for,
@@ -58,7 +58,7 @@ def _fingerprint(ruleset: RuleSet, release: VllmRelease | None, fleet: VllmRelea
     """Everything a preview of all profiles depends on, read cheaply: when none of it moved, the last
     outcome is still exact (a profile edit moves ``updated_at``, a re-check ``computed_at``)."""
     profiles = profile_model().objects.aggregate(n=Count("pk"), last=Max("updated_at"), top=Max("pk"))
-    verdicts = Verdict.objects.aggregate(n=Count("pk"), last=Max("computed_at"))
+    verdicts = VerdictCheck.objects.aggregate(n=Count("pk"), last=Max("computed_at"))
     catalogs = sorted(VllmRelease.objects.values_list("pk", "catalog_sha256"))
     parts = (
         ruleset.pk,

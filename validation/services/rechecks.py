@@ -1,8 +1,9 @@
 """Re-checks: bring stored verdicts up to date with the current rule set and each profile's release.
 
 The fan-out follows the dirty-flag pattern: a re-check marks the verdicts it must look at
-(``Verdict.pending_recheck``); batch tasks take marked rows in id order, recompute them, and clear the mark in
-the same transaction that stores the outcome. A batch that is redelivered, repeated or raced by a second
+(``VerdictCheck.pending_recheck``, a narrow row beside each verdict); batch tasks take marked rows in id order,
+recompute them, and clear the mark in the same transaction that stores the outcome. A verdict that does not
+change is not written: only its narrow row records the rule set and release it was confirmed against. A batch that is redelivered, repeated or raced by a second
 worker finds nothing left to do (rows are locked with SKIP LOCKED and the mark is gone), so nothing changes
 twice and no alert is created twice. A periodic sweep revives re-checks whose messages were lost (broker
 down, worker killed) and marks verdicts that lag behind the current rule set or release.
@@ -25,7 +26,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from ..errors import DomainError
-from ..models import FleetSettings, Recheck, RuleSet, Verdict, VerdictChange, VllmRelease, Waiver
+from ..models import FleetSettings, Recheck, RuleSet, VerdictChange, VerdictCheck, VllmRelease, Waiver
 from ..selectors import fleet_release, profile_model, ruleset_current, waived_rule_ids_by_profile
 from .alerts import alerts_create_for_changes
 from .queue import enqueue
@@ -56,12 +57,12 @@ CAUSE_DETAIL = {
 
 
 def affected_verdicts(*, cause: str, release: VllmRelease | None = None):
-    """The verdicts a re-check must look at."""
-    verdicts = Verdict.objects.all()
+    """The verdicts a re-check must look at (their :class:`VerdictCheck` rows)."""
+    verdicts = VerdictCheck.objects.all()
     if cause == "release" and release is not None:
         fleet = FleetSettings.objects.values_list("default_release_id", flat=True).first()
-        follows = Q(profile__vllm_release__isnull=True) if fleet == release.pk else Q(pk__in=[])
-        verdicts = verdicts.filter(Q(profile__vllm_release=release) | follows)
+        follows = Q(verdict__profile__vllm_release__isnull=True) if fleet == release.pk else Q(pk__in=[])
+        verdicts = verdicts.filter(Q(verdict__profile__vllm_release=release) | follows)
     return verdicts
 
 
@@ -87,8 +88,13 @@ def recheck_start(
     recheck = Recheck.objects.create(
         cause=cause, cause_detail=detail, ruleset=ruleset, release=release, created_by=actor
     )
-    targets = verdicts if verdicts is not None else affected_verdicts(cause=cause, release=release)
-    total = targets.update(pending_recheck=recheck)  # Django joins through a subquery only when it must
+    if verdicts is None:
+        targets = affected_verdicts(cause=cause, release=release)
+    elif verdicts.model is VerdictCheck:
+        targets = verdicts
+    else:  # verdicts (callers name them so): their narrow rows
+        targets = VerdictCheck.objects.filter(pk__in=verdicts.values("pk"))
+    total = targets.update(pending_recheck=recheck)  # narrow rows; a subquery only when it must join
     Recheck.objects.filter(pk=recheck.pk).update(total=total)
     recheck.total = total
     if total == 0:
@@ -100,11 +106,24 @@ def recheck_start(
     return recheck
 
 
+def _pending_ids(recheck_id: int) -> list[int]:
+    """The verdicts still marked for a re-check, ordered by their profile's document, so that copies of one
+    configuration land in the same batches and each worker evaluates only the configurations of its own."""
+    by_document = [
+        Cast(f"verdict__profile__{name}", TextField()) if name in json_fields() else f"verdict__profile__{name}"
+        for name in ("vllm_release_id", *DOCUMENT_FIELDS)
+    ]
+    return list(
+        VerdictCheck.objects.filter(pending_recheck_id=recheck_id)
+        .order_by(*by_document, "pk")
+        .values_list("pk", flat=True)
+    )
+
+
 def recheck_fan_out(recheck_id: int) -> int:
     """Enqueue one batch task per BATCH_SIZE marked verdicts. Returns the number of batches.
 
-    Verdicts are ordered by their profile's document, so that copies of one configuration land in the same
-    batches and each worker evaluates only the configurations of its own batches."""
+    Verdicts are ordered by their profile's document (:func:`_pending_ids`)."""
     now = timezone.now()
     updated = Recheck.objects.filter(pk=recheck_id, state__in=["pending", "running"]).update(
         state=Recheck.State.RUNNING, heartbeat_at=now
@@ -112,15 +131,7 @@ def recheck_fan_out(recheck_id: int) -> int:
     if not updated:
         return 0
     Recheck.objects.filter(pk=recheck_id, started_at__isnull=True).update(started_at=now)
-    by_document = [
-        Cast(f"profile__{name}", TextField()) if name in json_fields() else f"profile__{name}"
-        for name in ("vllm_release_id", *DOCUMENT_FIELDS)
-    ]
-    ids = list(
-        Verdict.objects.filter(pending_recheck_id=recheck_id)
-        .order_by(*by_document, "pk")
-        .values_list("pk", flat=True)
-    )
+    ids = _pending_ids(recheck_id)
     batches = [ids[i : i + BATCH_SIZE] for i in range(0, len(ids), BATCH_SIZE)]
     for batch in batches:
         enqueue("recheck_batch_task", recheck_id, batch, after_commit=False)
@@ -151,8 +162,8 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
         return result
     with transaction.atomic():
         locked = list(
-            Verdict.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(pending_recheck_id=recheck_id, profile_id__in=id_array(profile_ids))
+            VerdictCheck.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(pending_recheck_id=recheck_id, pk__in=id_array(profile_ids))
             .order_by("pk")
             .values_list("pk", flat=True)
         )
@@ -175,7 +186,7 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
             newly_valid=F("newly_valid") + result.newly_valid,
             heartbeat_at=timezone.now(),
         )
-    if not Verdict.objects.filter(pending_recheck_id=recheck_id).exists():
+    if not VerdictCheck.objects.filter(pending_recheck_id=recheck_id).exists():
         _finish(recheck_id)
     return result
 
@@ -235,10 +246,11 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
 
 
 def _mark_current(unchanged: dict[VllmRelease, list[int]]) -> None:
-    """Unchanged outcome: only record what it was computed from (one UPDATE per release of the batch)."""
+    """Unchanged outcome: the verdict is not written; its narrow row records what it was confirmed against
+    (one UPDATE per release of the batch)."""
     ruleset, now = ruleset_current(), timezone.now()
     for release, verdict_ids in unchanged.items():
-        Verdict.objects.filter(pk__in=id_array(verdict_ids)).update(
+        VerdictCheck.objects.filter(pk__in=id_array(verdict_ids)).update(
             pending_recheck=None,
             ruleset=ruleset,
             release=release,
@@ -260,17 +272,18 @@ def _finish(recheck_id: int) -> bool:
 
 
 def lagging_verdicts():
-    """Verdicts computed from an older rule set, another release, or a re-imported catalog."""
+    """Verdicts computed from an older rule set, another release, or a re-imported catalog (their narrow
+    rows)."""
     ruleset = ruleset_current()
     fleet = FleetSettings.objects.values_list("default_release_id", flat=True).first()
-    stale_release = Q(profile__vllm_release__isnull=False) & (
-        ~Q(release_id=F("profile__vllm_release_id"))
-        | ~Q(release_catalog_sha256=F("profile__vllm_release__catalog_sha256"))
+    stale_release = Q(verdict__profile__vllm_release__isnull=False) & (
+        ~Q(release_id=F("verdict__profile__vllm_release_id"))
+        | ~Q(release_catalog_sha256=F("verdict__profile__vllm_release__catalog_sha256"))
     )
-    stale_fleet = Q(profile__vllm_release__isnull=True) & (
+    stale_fleet = Q(verdict__profile__vllm_release__isnull=True) & (
         ~Q(release_id=fleet) | ~Q(release_catalog_sha256=F("release__catalog_sha256"))
     )
-    return Verdict.objects.filter(pending_recheck__isnull=True).filter(
+    return VerdictCheck.objects.filter(pending_recheck__isnull=True).filter(
         ~Q(ruleset=ruleset) | Q(ruleset__isnull=True) | Q(release__isnull=True) | stale_release | stale_fleet
     )
 
@@ -283,7 +296,7 @@ def sweep() -> dict[str, int]:
         Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)
     )
     for recheck_id in stalled.values_list("pk", flat=True):
-        if Verdict.objects.filter(pending_recheck_id=recheck_id).exists():
+        if VerdictCheck.objects.filter(pending_recheck_id=recheck_id).exists():
             Recheck.objects.filter(pk=recheck_id).update(heartbeat_at=timezone.now())
             enqueue("recheck_fan_out_task", recheck_id)
             revived += 1
@@ -296,7 +309,7 @@ def sweep() -> dict[str, int]:
     waiver_rechecks = 0
     if expired_profiles:
         with transaction.atomic():
-            recheck_start(cause="waiver", verdicts=Verdict.objects.filter(profile_id__in=expired_profiles))
+            recheck_start(cause="waiver", verdicts=VerdictCheck.objects.filter(pk__in=expired_profiles))
             expired.filter(profile_id__in=expired_profiles).update(expiry_applied=True)
             waiver_rechecks = 1
     lagging = 0
@@ -308,15 +321,7 @@ def sweep() -> dict[str, int]:
 
 def recheck_run_inline(recheck_id: int) -> None:
     """Run a whole re-check in this process (``manage.py recheck --wait`` without a worker, tests)."""
-    by_document = [
-        Cast(f"profile__{name}", TextField()) if name in json_fields() else f"profile__{name}"
-        for name in ("vllm_release_id", *DOCUMENT_FIELDS)
-    ]
-    ids = list(
-        Verdict.objects.filter(pending_recheck_id=recheck_id)
-        .order_by(*by_document, "pk")
-        .values_list("pk", flat=True)
-    )
+    ids = _pending_ids(recheck_id)
     Recheck.objects.filter(pk=recheck_id).update(state="running", started_at=timezone.now())
     for i in range(0, len(ids), BATCH_SIZE):
         recheck_batch(recheck_id, ids[i : i + BATCH_SIZE])

@@ -18,7 +18,7 @@ from .. import modelhub
 from ..engine import lint as engine_lint
 from ..engine.types import EngineError, Finding, Verdict
 from ..errors import DomainError
-from ..models import RuleSet, VerdictChange, VerdictRule, VllmRelease
+from ..models import RuleSet, VerdictChange, VerdictCheck, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord
 from ..selectors import (
     CatalogHistory,
@@ -249,6 +249,25 @@ def verdict_summary(verdict: Verdict) -> dict[str, Any]:
     }
 
 
+def checked_record(profile_id: int, *, ruleset: RuleSet | None, release: VllmRelease) -> None:
+    """Record what a profile's verdict was just computed against (one statement, new or not). A re-check's
+    mark is left as it is: that re-check still looks at the profile."""
+    VerdictCheck.objects.bulk_create(
+        [
+            VerdictCheck(
+                verdict_id=profile_id,
+                ruleset=ruleset,
+                release=release,
+                release_catalog_sha256=release.catalog_sha256,
+                computed_at=timezone.now(),
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["verdict"],
+        update_fields=["ruleset", "release", "release_catalog_sha256", "computed_at"],
+    )
+
+
 def verdict_record(
     *,
     profile,
@@ -277,11 +296,10 @@ def verdict_record(
         **verdict_summary(verdict),
         "findings": [f.as_dict() for f in verdict.findings],
         "rule_ids": new_ids,
-        "ruleset": ruleset,
-        "release": release,
-        "release_catalog_sha256": release.catalog_sha256,
         "profile_revision": profile.revision,
     }
+    # The narrow row first: a re-check batch holds it while it writes the verdict (one lock order).
+    checked_record(profile.pk, ruleset=ruleset, release=release)
     if new_profile:
         VerdictRecord.objects.create(profile=profile, **values)
     else:
@@ -324,7 +342,7 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
 
     ``items`` are (profile, verdict, release) of profiles that have a stored verdict; the same values, rule
     index, profile summary and history entries as one :func:`verdict_record` each, and the verdicts leave the
-    re-check (``pending_recheck`` cleared). Returns the history entries created.
+    re-check (``pending_recheck`` of their :class:`VerdictCheck` cleared). Returns the history entries created.
     """
     if not items:
         return []
@@ -332,7 +350,7 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
     rulesets = {r.number: r for r in RuleSet.objects.filter(number__in=numbers)}
     previous = VerdictRecord.objects.in_bulk([profile.pk for profile, _, _ in items])
     now = timezone.now()
-    rows, profiles, changes, reindexed, rules = [], [], [], [], []
+    rows, checks, profiles, changes, reindexed, rules = [], [], [], [], [], []
     for profile, verdict, release in items:
         row = previous[profile.pk]
         ruleset = rulesets.get(verdict.ruleset)
@@ -349,13 +367,18 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
         row.warning_count = sum(1 for f in active if f.severity == "warning")
         row.findings = [f.as_dict() for f in verdict.findings]
         row.rule_ids = new_ids
-        row.ruleset = ruleset
-        row.release = release
-        row.release_catalog_sha256 = release.catalog_sha256
         row.profile_revision = profile.revision
-        row.computed_at = now
-        row.pending_recheck = None
         rows.append(row)
+        checks.append(
+            VerdictCheck(
+                verdict_id=profile.pk,
+                ruleset=ruleset,
+                release=release,
+                release_catalog_sha256=release.catalog_sha256,
+                computed_at=now,
+                pending_recheck=None,
+            )
+        )
         profile.state = row.state
         profile.error_count, profile.warning_count = row.error_count, row.warning_count
         profiles.append(profile)
@@ -378,9 +401,10 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
                 recheck=recheck,
             )
         )
-    fields = ["state", "error_count", "warning_count", "findings", "rule_ids", "ruleset", "release"]
-    fields += ["release_catalog_sha256", "profile_revision", "computed_at", "pending_recheck"]
+    fields = ["state", "error_count", "warning_count", "findings", "rule_ids", "profile_revision"]
     VerdictRecord.objects.bulk_update(rows, fields, batch_size=200)
+    checked = ["ruleset", "release", "release_catalog_sha256", "computed_at", "pending_recheck"]
+    VerdictCheck.objects.bulk_update(checks, checked, batch_size=500)
     if reindexed:
         VerdictRule.objects.filter(profile_id__in=reindexed).delete()
         VerdictRule.objects.bulk_create(rules, ignore_conflicts=True)
