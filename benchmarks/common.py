@@ -45,11 +45,14 @@ def verdict_row(profile, verdict, *, ruleset, release):
     """An unsaved stored verdict of ``profile``, as a re-check would have written it, with what it was checked
     against in ``row.check_row`` (for :func:`verdicts_bulk_create`)."""
     from validation.models import Verdict, VerdictCheck
+    from validation.services.verdicts import findings_digest
 
+    findings = [f.as_dict() for f in verdict.findings]
     row = Verdict(
         profile=profile,
         **verdict_summary(verdict),
-        findings=[f.as_dict() for f in verdict.findings],
+        findings=findings,
+        findings_sha256=findings_digest(findings),
         rule_ids=sorted({f.rule for f in verdict.findings if f.is_active}),
         profile_revision=1,
     )

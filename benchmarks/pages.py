@@ -25,7 +25,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import machine, setup_django, verdict_row, verdict_summary  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    machine,
+    setup_django,
+    verdict_row,
+    verdict_summary,
+    verdicts_bulk_create,
+)
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_pages"
 TARGET_MS = 150
@@ -134,7 +140,7 @@ def _bulk_profiles(count: int, variants, teams, owners):
 
 def _bulk_verdicts(profiles, variants) -> None:
     """Each profile's stored verdict (its variant's) and the rule index the list's rule filter reads."""
-    from validation.models import Verdict, VerdictRule
+    from validation.models import VerdictRule
     from validation.selectors import ruleset_current
 
     ruleset = ruleset_current()

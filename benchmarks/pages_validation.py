@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import setup_django, verdict_row  # noqa: E402
+from benchmarks.common import setup_django, verdict_row, verdicts_bulk_create  # noqa: E402
 from tests.examples import EAGER_RULE  # noqa: E402
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_validation"
@@ -173,7 +173,6 @@ def _distinct_verdicts(sets):
 def _bulk_profiles(count, sets, verdicts, releases, owners, teams, rng):
     """``count`` profiles, each one of the argument sets, 30% pinned to another release, with its verdict."""
     from profiles.models import Profile
-    from validation.models import Verdict
     from validation.selectors import ruleset_current
 
     fleet, ruleset = releases[0], ruleset_current()

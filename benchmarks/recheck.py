@@ -40,7 +40,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import machine, setup_django, verdict_row, verdict_summary  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    machine,
+    setup_django,
+    verdict_row,
+    verdict_summary,
+    verdicts_bulk_create,
+)
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_recheck"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/4"
@@ -88,7 +94,7 @@ def load(count: int, distinct: int) -> None:
 
     from profiles.models import Profile, ProfileRevision, Team, TeamMembership
     from profiles.services import parse_arguments
-    from validation.models import FleetSettings, Verdict, VerdictRule
+    from validation.models import FleetSettings, VerdictRule
     from validation.selectors import release_get, ruleset_current
     from validation.services.verdicts import profile_check
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from profiles.models import Profile, ProfileRevision
 from validation.models import Verdict, VerdictCheck
 from validation.selectors import fleet_release, ruleset_current
-from validation.services.verdicts import document_validate, profile_document
+from validation.services.verdicts import document_validate, findings_digest, profile_document
 
 
 def bulk_profiles(team, owners, count, *, eager_every=0, start=0):
@@ -41,6 +41,7 @@ def bulk_profiles(team, owners, count, *, eager_every=0, start=0):
                 profile=p,
                 state=sample.state,
                 findings=[f.as_dict() for f in sample.findings],
+                findings_sha256=findings_digest([f.as_dict() for f in sample.findings]),
                 profile_revision=1,
             )
             for p in profiles

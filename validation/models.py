@@ -162,6 +162,12 @@ class Verdict(models.Model):
     error_count = models.PositiveIntegerField(default=0)
     warning_count = models.PositiveIntegerField(default=0)
     findings = models.JSONField(default=list)
+    findings_sha256 = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Digest of the findings (validation.services.verdicts.findings_digest), so that fleet-wide "
+        "work compares verdicts without reading their findings (tens of KB of JSON each); empty: unknown.",
+    )
     rule_ids = models.JSONField(default=list, help_text="Ids of the rules with an active finding.")
     profile_revision = models.PositiveIntegerField(default=0)
 
@@ -227,7 +233,9 @@ class VerdictCheck(models.Model):
         Verdict, on_delete=models.CASCADE, primary_key=True, related_name="checked", db_column="profile_id"
     )
     # No index on these: they change on every re-check, and an unindexed column keeps its update cheap.
-    ruleset = models.ForeignKey(RuleSet, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
+    ruleset = models.ForeignKey(
+        RuleSet, on_delete=models.PROTECT, null=True, related_name="+", db_index=False
+    )
     release = models.ForeignKey(
         VllmRelease, on_delete=models.PROTECT, null=True, related_name="+", db_index=False
     )

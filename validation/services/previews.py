@@ -146,12 +146,13 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
         "not_affected": [],  # pinned to another release: a fleet change leaves them alone
     }
     evaluated: dict[tuple, tuple[str, frozenset]] = {}  # document -> (state, active findings)
-    stored: dict[tuple, frozenset] = {}  # stored findings (jsonb text) -> active findings
+    stored: dict[tuple, frozenset] = {}  # _before_key -> active findings
     compared: dict[tuple, tuple | None] = {}  # (document, stored) -> (bucket, appeared, disappeared)
     reader = ProfileRows(queryset)
     for rows in reader.chunks():
+        _read_stored(reader, [r for r in rows if not _moved_apart(r, release)], stored)
         for row in rows:
-            if release is not None and row.release_id is not None and row.release_id != release.pk:
+            if _moved_apart(row, release):
                 outcome["total"] += 1
                 outcome["counts"]["not_affected"] += 1
                 if len(outcome["not_affected"]) < LISTED:
@@ -173,11 +174,8 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
                 )
                 after = (verdict.state, _active_found(verdict.findings))
                 evaluated[doc_key] = after
-            state, findings = row.state, row.findings
-            before_state = state or "unverified"
-            before_key = (before_state, findings)
-            if before_key not in stored:
-                stored[before_key] = _active(json.loads(findings) if findings else [])
+            before_key = _before_key(row)
+            before_state = before_key[0]
             result_key = (doc_key, before_key)
             if result_key not in compared:
                 compared[result_key] = _compare(before_state, stored[before_key], *after)
@@ -202,6 +200,38 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
                 )
     outcome["distinct_documents"] = len(evaluated)
     return outcome
+
+
+def _moved_apart(row, release: VllmRelease | None) -> bool:
+    """Pinned to another release than the previewed one: a fleet change leaves the profile alone."""
+    return release is not None and row.release_id is not None and row.release_id != release.pk
+
+
+def _before_key(row) -> tuple:
+    """What a profile's stored verdict is compared by: its state and its findings' digest (the row's own
+    key when the digest is unknown)."""
+    state = row.state or "unverified"
+    if row.findings_sha256 == "":
+        return (state, "", row.pk)
+    return (state, row.findings_sha256)
+
+
+def _read_stored(reader: ProfileRows, rows, stored: dict[tuple, frozenset]) -> None:
+    """The active findings of the stored verdicts not seen yet, read once per distinct digest (one query
+    per chunk): the findings are tens of KB of JSON each, the digest says which are the same."""
+    need: dict[tuple, int] = {}
+    for row in rows:
+        key = _before_key(row)
+        if key in stored or key in need:
+            continue
+        if row.findings_sha256 is None:  # no stored verdict
+            stored[key] = frozenset()
+        else:
+            need[key] = row.pk
+    texts = reader.stored_findings(need.values())
+    for key, pk in need.items():
+        text = texts.get(pk)
+        stored[key] = _active(json.loads(text) if text else [])
 
 
 def _compare(before_state: str, before: frozenset, after_state: str, after: frozenset) -> tuple | None:

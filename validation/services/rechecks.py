@@ -1,12 +1,13 @@
 """Re-checks: bring stored verdicts up to date with the current rule set and each profile's release.
 
 The fan-out follows the dirty-flag pattern: a re-check marks the verdicts it must look at
-(``VerdictCheck.pending_recheck``, a narrow row beside each verdict); batch tasks take marked rows in id order,
-recompute them, and clear the mark in the same transaction that stores the outcome. A verdict that does not
-change is not written: only its narrow row records the rule set and release it was confirmed against. A batch that is redelivered, repeated or raced by a second
-worker finds nothing left to do (rows are locked with SKIP LOCKED and the mark is gone), so nothing changes
-twice and no alert is created twice. A periodic sweep revives re-checks whose messages were lost (broker
-down, worker killed) and marks verdicts that lag behind the current rule set or release.
+(``VerdictCheck.pending_recheck``, a narrow row beside each verdict); batch tasks take marked rows in id
+order, recompute them, and clear the mark in the same transaction that stores the outcome. A verdict that
+does not change is not written: its narrow row records the rule set and release it was confirmed against. A
+batch that is redelivered, repeated or raced by a second worker finds nothing left to do (rows are locked
+with SKIP LOCKED and the mark is gone), so nothing changes twice and no alert is created twice. A periodic
+sweep revives re-checks whose messages were lost (broker down, worker killed) and marks verdicts that lag
+behind the current rule set or release.
 """
 
 from __future__ import annotations
@@ -26,13 +27,23 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from ..errors import DomainError
-from ..models import FleetSettings, Recheck, RuleSet, VerdictChange, VerdictCheck, VllmRelease, Waiver
+from ..models import (
+    FleetSettings,
+    Recheck,
+    RuleSet,
+    Verdict,
+    VerdictChange,
+    VerdictCheck,
+    VllmRelease,
+    Waiver,
+)
 from ..selectors import fleet_release, profile_model, ruleset_current, waived_rule_ids_by_profile
 from .alerts import alerts_create_for_changes
 from .queue import enqueue
 from .verdicts import (
     DOCUMENT_FIELDS,
     ProfileRows,
+    findings_digest,
     json_fields,
     profile_check,
     verdicts_record_recheck,
@@ -110,8 +121,8 @@ def _pending_ids(recheck_id: int) -> list[int]:
     """The verdicts still marked for a re-check, ordered by their profile's document, so that copies of one
     configuration land in the same batches and each worker evaluates only the configurations of its own."""
     by_document = [
-        Cast(f"verdict__profile__{name}", TextField()) if name in json_fields() else f"verdict__profile__{name}"
-        for name in ("vllm_release_id", *DOCUMENT_FIELDS)
+        Cast(f"verdict__profile__{n}", TextField()) if n in json_fields() else f"verdict__profile__{n}"
+        for n in ("vllm_release_id", *DOCUMENT_FIELDS)
     ]
     return list(
         VerdictCheck.objects.filter(pending_recheck_id=recheck_id)
@@ -215,8 +226,7 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
     releases = {r.pk: r for r in VllmRelease.objects.all()}
     waived_ids = waived_rule_ids_by_profile(id_array(profile_ids))
     waivers = {pk: tuple(sorted(ids)) for pk, ids in waived_ids.items()}
-    same: dict[tuple, bool] = {}
-    parsed: dict[str | None, list | None] = {}  # stored findings (jsonb text) -> parsed
+    undecided: list[tuple[int, tuple]] = []
     reader = ProfileRows(profile_model().objects.filter(pk__in=id_array(profile_ids)))
     for rows in reader.chunks():
         for row in rows:
@@ -229,20 +239,39 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
                 verdict, release = profile_check(
                     reader.profile(row, pinned), waived=waived, fleet=fleet, ruleset=ruleset
                 )
-                outcome = (verdict, release, [f.as_dict() for f in verdict.findings])
+                findings = [f.as_dict() for f in verdict.findings]
+                outcome = (verdict, release, findings, findings_digest(findings))
                 _outcomes[key] = outcome
                 if len(_outcomes) > OUTCOMES_KEPT:
                     _outcomes.popitem(last=False)
-            stored = (key, row.state, row.findings)
-            if stored not in same:
-                if row.findings not in parsed:
-                    parsed[row.findings] = json.loads(row.findings) if row.findings is not None else None
-                same[stored] = row.state == outcome[0].state and parsed[row.findings] == outcome[2]
-            if same[stored]:
+            if row.state != outcome[0].state:
+                changed[row.pk] = outcome[:2]
+            elif row.findings_sha256 == outcome[3]:
                 unchanged.setdefault(outcome[1], []).append(row.pk)
             else:
-                changed[row.pk] = outcome[:2]
+                undecided.append((row.pk, outcome))
+    if undecided:
+        _compare_findings(reader, undecided, changed, unchanged)
     return changed, unchanged
+
+
+def _compare_findings(reader: ProfileRows, undecided, changed, unchanged) -> None:
+    """Same state, another digest (one stored before digests, or equal findings written differently):
+    compare the stored findings themselves, and store the digest of those found equal."""
+    parsed: dict[str | None, list | None] = {}  # stored findings (jsonb text) -> parsed
+    texts = reader.stored_findings(pk for pk, _ in undecided)
+    digests: dict[str, list[int]] = {}
+    for pk, outcome in undecided:
+        text = texts.get(pk)
+        if text not in parsed:
+            parsed[text] = json.loads(text) if text is not None else None
+        if parsed[text] == outcome[2]:
+            unchanged.setdefault(outcome[1], []).append(pk)
+            digests.setdefault(outcome[3], []).append(pk)
+        else:
+            changed[pk] = outcome[:2]
+    for digest, pks in digests.items():
+        Verdict.objects.filter(pk__in=id_array(pks)).update(findings_sha256=digest)
 
 
 def _mark_current(unchanged: dict[VllmRelease, list[int]]) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from django.db.models import TextField
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
@@ -135,7 +136,7 @@ class ProfileRow(NamedTuple):
     release_id: int | None
     document: tuple  # DOCUMENT_FIELDS, the JSON ones as their canonical jsonb text
     state: str | None
-    findings: str | None  # the stored verdict's findings as jsonb text
+    findings_sha256: str | None  # the stored verdict's findings_digest ("" unknown, None: no verdict)
     source_id: int | None
     draft_id: int | None
     node_id: int | None  # the profile's node type, else its team's default
@@ -180,7 +181,7 @@ class ProfileRows:
                 "vllm_release_id",
                 *(Cast(n, TextField()) if n in self.json_fields else n for n in DOCUMENT_FIELDS),
                 "verdict__state",
-                Cast("verdict__findings", TextField()),
+                "verdict__findings_sha256",
                 "model_source_id",
                 "draft_source_id",
                 Coalesce("node_type_id", "team__default_node_type_id"),
@@ -188,6 +189,17 @@ class ProfileRows:
         )
         n = len(DOCUMENT_FIELDS)
         return [ProfileRow(*v[:4], tuple(v[4 : 4 + n]), *v[4 + n :]) for v in values]
+
+    def stored_findings(self, pks: Iterable[int]) -> dict[int, str]:
+        """The stored findings (jsonb text) of the verdicts of ``pks``, for the few rows whose digest does not
+        settle a comparison: the findings are most of a verdict's bytes, so the chunks leave them out."""
+        pks = list(pks)
+        if not pks:
+            return {}
+        array = RawSQL("SELECT unnest(%s::bigint[])", (pks,))
+        return dict(
+            VerdictRecord.objects.filter(pk__in=array).values_list("pk", Cast("findings", TextField()))
+        )
 
     def _related(self, rows: list[ProfileRow]) -> None:
         """The chunk's model configs and node types, one query each (they are few)."""
@@ -237,6 +249,13 @@ class ProfileRows:
             draft_source=self.sources.get(row.draft_id),
             node_type=self.nodes.get(row.node_id),
         )
+
+
+def findings_digest(findings: list[dict]) -> str:
+    """The digest stored beside a verdict's findings (``Verdict.findings_sha256``): equal digests, equal
+    findings; re-checks and previews compare these instead of the findings."""
+    text = json.dumps(findings, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def verdict_summary(verdict: Verdict) -> dict[str, Any]:
@@ -292,9 +311,11 @@ def verdict_record(
     old_state = previous.state if previous else ""
     old_findings = {(f["rule"], f["message"]): f for f in (previous.findings if previous else [])}
     new_findings = {(f.rule, f.message): f.as_dict() for f in active}
+    findings = [f.as_dict() for f in verdict.findings]
     values = {
         **verdict_summary(verdict),
-        "findings": [f.as_dict() for f in verdict.findings],
+        "findings": findings,
+        "findings_sha256": findings_digest(findings),
         "rule_ids": new_ids,
         "profile_revision": profile.revision,
     }
@@ -342,7 +363,8 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
 
     ``items`` are (profile, verdict, release) of profiles that have a stored verdict; the same values, rule
     index, profile summary and history entries as one :func:`verdict_record` each, and the verdicts leave the
-    re-check (``pending_recheck`` of their :class:`VerdictCheck` cleared). Returns the history entries created.
+    re-check (their :class:`VerdictCheck`'s ``pending_recheck`` cleared). Returns the history entries
+    created.
     """
     if not items:
         return []
@@ -366,6 +388,7 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
         row.error_count = sum(1 for f in active if f.severity == "error")
         row.warning_count = sum(1 for f in active if f.severity == "warning")
         row.findings = [f.as_dict() for f in verdict.findings]
+        row.findings_sha256 = findings_digest(row.findings)
         row.rule_ids = new_ids
         row.profile_revision = profile.revision
         rows.append(row)
@@ -401,7 +424,8 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
                 recheck=recheck,
             )
         )
-    fields = ["state", "error_count", "warning_count", "findings", "rule_ids", "profile_revision"]
+    fields = ["state", "error_count", "warning_count", "findings", "findings_sha256", "rule_ids"]
+    fields.append("profile_revision")
     VerdictRecord.objects.bulk_update(rows, fields, batch_size=200)
     checked = ["ruleset", "release", "release_catalog_sha256", "computed_at", "pending_recheck"]
     VerdictCheck.objects.bulk_update(checks, checked, batch_size=500)
