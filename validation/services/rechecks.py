@@ -21,9 +21,9 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, TextField
+from django.db.models import F, Q, TextField, Value
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast
+from django.db.models.functions import MD5, Cast, Concat
 from django.utils import timezone
 
 from ..errors import DomainError
@@ -44,7 +44,6 @@ from .verdicts import (
     DOCUMENT_FIELDS,
     ProfileRows,
     findings_digest,
-    json_fields,
     profile_check,
     verdicts_record_recheck,
 )
@@ -118,16 +117,14 @@ def recheck_start(
 
 
 def _pending_ids(recheck_id: int) -> list[int]:
-    """The verdicts still marked for a re-check, ordered by their profile's document, so that copies of one
-    configuration land in the same batches and each worker evaluates only the configurations of its own."""
-    by_document = [
-        Cast(f"verdict__profile__{n}", TextField()) if n in json_fields() else f"verdict__profile__{n}"
-        for n in ("vllm_release_id", *DOCUMENT_FIELDS)
-    ]
+    """The verdicts still marked for a re-check, ordered by a digest of their profile's document, so that
+    copies of one configuration land in the same batches and each worker evaluates only the configurations of
+    its own (a digest sorts faster than the documents' text, and groups them the same)."""
+    parts = [Cast(n, TextField()) for n in ("vllm_release_id", *DOCUMENT_FIELDS)]
+    document = MD5(Concat(*(p for part in parts for p in (part, Value("|"))), output_field=TextField()))
+    marked = VerdictCheck.objects.filter(pending_recheck_id=recheck_id).values("pk")
     return list(
-        VerdictCheck.objects.filter(pending_recheck_id=recheck_id)
-        .order_by(*by_document, "pk")
-        .values_list("pk", flat=True)
+        profile_model().objects.filter(pk__in=marked).order_by(document, "pk").values_list("pk", flat=True)
     )
 
 
