@@ -258,6 +258,21 @@ def test_lagging_verdicts_are_found_by_the_sweep(user, staff, team, fleet_032):
     assert not lagging_verdicts().exists()
 
 
+def test_a_verdict_stored_without_what_it_was_checked_against_is_rechecked_by_the_sweep(
+    user, staff, team, fleet_032
+):
+    from validation.models import VerdictCheck
+
+    profile = make(user, team, "teacher")
+    VerdictCheck.objects.filter(pk=profile.pk).delete()  # as a bulk load that wrote verdicts alone would
+    assert Verdict.objects.get(profile=profile).ruleset is None
+    assert sweep()["lagging"] == 1
+    recheck_run_inline(Recheck.objects.filter(cause="sweep").latest("created_at").pk)
+    verdict = Verdict.objects.get(profile=profile)
+    assert (verdict.ruleset.status, verdict.release.version) == ("published", "0.32.0")
+    assert not lagging_verdicts().exists()
+
+
 def test_waiver_is_honoured_shown_and_its_expiry_is_a_state_change(user, staff, team, fleet_032):
     profile = make(user, team, "teacher")
     move_fleet("0.31.0", staff)

@@ -339,6 +339,10 @@ def sweep() -> dict[str, int]:
             expired.filter(profile_id__in=expired_profiles).update(expiry_applied=True)
             waiver_rechecks = 1
     lagging = 0
+    # A verdict stored without its narrow row (written by hand, or by a bulk load) is given one that names no
+    # rule set, so that it lags and is re-checked like the others.
+    unchecked = Verdict.objects.filter(checked__isnull=True).values_list("pk", flat=True)
+    VerdictCheck.objects.bulk_create([VerdictCheck(verdict_id=pk) for pk in unchecked], ignore_conflicts=True)
     if lagging_verdicts().exists():
         with transaction.atomic():
             lagging = recheck_start(cause="sweep", verdicts=lagging_verdicts()).total
