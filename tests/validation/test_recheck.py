@@ -218,6 +218,8 @@ def test_a_recheck_that_changes_nothing_confirms_each_verdict_without_rewriting_
     kept = make(user, team, "teacher")
     eager = make(user, team, "eager", command="vllm serve org/big --enforce-eager", kind="serving")
     before = {v.profile_id: (v.state, v.findings) for v in Verdict.objects.all()}
+    digest = Verdict.objects.get(profile=eager).findings_sha256
+    Verdict.objects.filter(profile=eager).update(findings_sha256="")  # as stored before digests
     stored = _verdict_row_version(kept.pk)
     draft = rulesets.ruleset_draft_create(actor=staff)
     rulesets.rule_save(  # a rule no profile breaks
@@ -237,6 +239,8 @@ def test_a_recheck_that_changes_nothing_confirms_each_verdict_without_rewriting_
     assert {v.profile_id: (v.state, v.findings) for v in Verdict.objects.all()} == before
     assert not VerdictChange.objects.filter(recheck=recheck).exists()
     assert _verdict_row_version(kept.pk) == stored  # the findings were not written again
+    # the verdict without a digest was compared by its findings, found equal, and given its digest
+    assert Verdict.objects.get(profile=eager).findings_sha256 == digest
     # ... yet every verdict records the rule set it was checked against, which its page names
     assert {v.ruleset.number for v in Verdict.objects.all()} == {draft.number}
     assert not lagging_verdicts().exists()

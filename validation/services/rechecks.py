@@ -236,14 +236,14 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
                 verdict, release = profile_check(
                     reader.profile(row, pinned), waived=waived, fleet=fleet, ruleset=ruleset
                 )
-                findings = [f.as_dict() for f in verdict.findings]
-                outcome = (verdict, release, findings, findings_digest(findings))
+                digest = findings_digest([f.as_dict() for f in verdict.findings])
+                outcome = (verdict, release, digest)  # kept small: a worker keeps thousands
                 _outcomes[key] = outcome
                 if len(_outcomes) > OUTCOMES_KEPT:
                     _outcomes.popitem(last=False)
             if row.state != outcome[0].state:
                 changed[row.pk] = outcome[:2]
-            elif row.findings_sha256 == outcome[3]:
+            elif row.findings_sha256 == outcome[2]:
                 unchanged.setdefault(outcome[1], []).append(row.pk)
             else:
                 undecided.append((row.pk, outcome))
@@ -262,9 +262,9 @@ def _compare_findings(reader: ProfileRows, undecided, changed, unchanged) -> Non
         text = texts.get(pk)
         if text not in parsed:
             parsed[text] = json.loads(text) if text is not None else None
-        if parsed[text] == outcome[2]:
+        if parsed[text] == [f.as_dict() for f in outcome[0].findings]:
             unchanged.setdefault(outcome[1], []).append(pk)
-            digests.setdefault(outcome[3], []).append(pk)
+            digests.setdefault(outcome[2], []).append(pk)
         else:
             changed[pk] = outcome[:2]
     for digest, pks in digests.items():
