@@ -226,6 +226,32 @@ def test_a_reused_outcome_tells_values_of_other_types_apart():
     assert len(set(messages)) == 7, messages
 
 
+def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numbers_start_over(monkeypatch):
+    """Memo keys number the values (``memo.number``); past its limit the table of numbers starts over, and a
+    number given before must never stand for another value after (else an outcome memoised for one value
+    would be served for another)."""
+    from validation.engine import memo
+
+    monkeypatch.setattr(memo, "NUMBER_LIMIT", 3)
+    pack = {
+        "rules": [
+            {
+                "id": "shows-x",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x is set",
+                "message_template": "x is {{ args.x }}",
+                "when": "has(args.x)",
+            }
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    for value in [10, 11, 12, 13, 14, 15, 10, 16, 11, 17, 12, 13] * 2:
+        doc = build_document(kind="serving", version="0.31.0", model_name="m", args={"x": value})
+        (finding,) = ruleset.evaluate(doc).findings
+        assert finding.message == f"x is {value}"
+
+
 def test_the_benchmark_profiles_get_the_plain_verdicts_with_the_whole_pack():
     """The 5,000-profile benchmark's generator, a few hundred of its profiles, every shipped catalog and the
     built-in pack: catalog checks and rules, optimised and with reused outcomes (two passes), give exactly

@@ -7,11 +7,32 @@ keeps each outcome under the frozen values it read and reuses it; tables start o
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
 LIMIT = 4096
 ABSENT = ("<absent>",)  # a value the profile does not give (no frozen value equals it)
+ABSENT_NUMBER = 0  # ``number(ABSENT)``, fixed: no other value gets it
+NUMBER_LIMIT = 65536
+
+_NUMBERS: dict[Any, int] = {ABSENT: ABSENT_NUMBER}
+_COUNT = itertools.count(1)
+
+
+def number(frozen: Any) -> int:
+    """An int standing for a frozen value (``freeze``) in memo keys, which then hash and compare as ints
+    rather than as nested tuples. Equal frozen values get one number and a number never stands for another
+    value: past ``NUMBER_LIMIT`` values the table starts over but the count goes on, so a key made before
+    only stops matching. (``setdefault`` keeps the first number two threads give one new value; ``next`` is
+    atomic.)"""
+    found = _NUMBERS.get(frozen)
+    if found is None:
+        if len(_NUMBERS) >= NUMBER_LIMIT:
+            _NUMBERS.clear()
+            _NUMBERS[ABSENT] = ABSENT_NUMBER
+        found = _NUMBERS.setdefault(frozen, next(_COUNT))
+    return found
 
 
 def freeze(value: Any) -> Any:

@@ -22,7 +22,7 @@ from packaging.version import Version
 from .catalog import Catalog
 from .cel_reads import read_set
 from .lazy import lazy_module
-from .memo import ABSENT, LIMIT, freeze
+from .memo import _NUMBERS, ABSENT_NUMBER, LIMIT, freeze, number
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
 from .types import (
     CATEGORIES,
@@ -490,44 +490,49 @@ def _inputs(reads: Mapping[str, frozenset[str] | None]) -> tuple[tuple[str, str 
 
 
 class _InputValues(dict):
-    """One profile's inputs, frozen (``memo.freeze``): (root, key) -> value, ``ABSENT`` for a key the profile
-    does not give; a whole map ((root, None)) is frozen when first asked for. ``itemgetter`` over it gives a
-    rule's memo key in one call."""
+    """One profile's inputs, each frozen (``memo.freeze``) and numbered (``memo.number``): (root, key) ->
+    number, ``ABSENT_NUMBER`` for a key the profile does not give; a whole map ((root, None)) is numbered
+    when first asked for. ``itemgetter`` over it gives a rule's memo key in one call, a tuple of ints."""
 
-    def __init__(self, doc: Mapping[str, Any], absent: Mapping[tuple[str, str | None], Any]):
-        super().__init__(absent)  # every (root, key) input a rule of the plan names, ABSENT until set below
+    def __init__(self, doc: Mapping[str, Any], absent: Mapping[tuple[str, str | None], int]):
+        super().__init__(absent)  # every (root, key) input a rule of the plan names, absent until set below
         self.doc = doc
+        numbers = _NUMBERS
         model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
         config = model.get("config")
         for key, value in (doc.get("args") or {}).items():
             kind = type(value)  # `freeze`, inlined for the scalars most values are
-            self["args", key] = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+            frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+            found = numbers.get(frozen)
+            self["args", key] = found if found is not None else number(frozen)
         for key, value in (doc.get("env") or {}).items():
             kind = type(value)
-            self["env", key] = (kind, value) if kind is str else freeze(value)
+            frozen = (kind, value) if kind is str else freeze(value)
+            found = numbers.get(frozen)
+            self["env", key] = found if found is not None else number(frozen)
         for key, value in model.items():
-            self["model", key] = (
+            self["model", key] = number(
                 A_MAPPING if key == "config" and isinstance(value, Mapping) else freeze(value)
             )
         if isinstance(config, Mapping):
             for key, value in config.items():
-                self["model.config", key] = freeze(value)
+                self["model.config", key] = number(freeze(value))
         for key, value in (doc.get("hardware") or {}).items():
             if value is not None:
-                self["hardware", key] = freeze(value)
+                self["hardware", key] = number(freeze(value))
 
-    def __missing__(self, item: tuple[str, str | None]) -> Any:
+    def __missing__(self, item: tuple[str, str | None]) -> int:
         root, key = item
         if key is not None:
-            return ABSENT
+            return ABSENT_NUMBER
         doc = self.doc
         if root == "model.config":
             config = (doc.get("model") or {}).get("config")
-            value = ABSENT if config is None else freeze(config)
+            value = ABSENT_NUMBER if config is None else number(freeze(config))
         elif root in ("model", "hardware"):
-            value = freeze({k: v for k, v in (doc.get(root) or {}).items() if v is not None})
+            value = number(freeze({k: v for k, v in (doc.get(root) or {}).items() if v is not None}))
         else:
-            value = freeze(doc.get(root) or {})
+            value = number(freeze(doc.get(root) or {}))
         self[item] = value
         return value
 
@@ -691,7 +696,7 @@ class _ReleasePlan:
     group_inputs: tuple[tuple[tuple[str, str | None], ...], ...] = ()
     ids: tuple[str, ...] = ()  # each rule's id (unique in a rule set): the memo keys name the rules by it
     memo_keys: tuple[Callable[[Any], Any], ...] = ()
-    absent: dict[tuple[str, str | None], Any] = field(default_factory=dict)
+    absent: dict[tuple[str, str | None], int] = field(default_factory=dict)
     relevant: dict[str, frozenset[str]] = field(default_factory=dict)
     outcomes: tuple[dict[Any, tuple[tuple[int, Finding], ...]], ...] = ()
     # The rule set's tables of the groups whose rules are all release-independent (by their inputs): every
@@ -739,7 +744,7 @@ class _ReleasePlan:
         self.ids = tuple(p.rule.id for p in self.rules)
         self.memo_keys = tuple(_memo_key(inputs) for inputs in groups)
         self.absent = dict.fromkeys(
-            (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT
+            (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT_NUMBER
         )
         # The present keys that can change which rules run: the indexed ones and those of `has()` guards.
         relevant: dict[str, set[str]] = {root: set(keys) for root, keys in self.index.items()}
