@@ -291,3 +291,33 @@ def test_list_filters_by_rule_and_q_as_the_page_does(api, client, user, team):
         ("release=fleet", []),
     ):
         assert api_names(query) == page_names(query) == expected, query
+
+
+def test_list_shows_a_member_their_teams_and_what_they_own_elsewhere_only(api, user, staff, team):
+    """The API list names the same profiles as the page: the member's teams, plus profiles they own in a team
+    they left; never another team's."""
+    from profiles.models import TeamMembership
+    from profiles.services import team_add_member, team_create
+
+    research = team_create(actor=staff, slug="research", name="Research")
+    team_add_member(actor=staff, team=research, user=user, role=TeamMembership.Role.EDITOR)
+    assert (
+        create(
+            api, team="research", name="left-behind", command="vllm serve org/a", kind="serving"
+        ).status_code
+        == 201
+    )
+    assert create(api, name="chat", command="vllm serve org/b", kind="serving").status_code == 201
+    other = team_create(actor=staff, slug="other", name="Other")
+    staff_client = api.__class__()
+    staff_client.force_authenticate(staff)
+    body = {"team": "other", "name": "theirs", "kind": "serving", "command": "vllm serve org/c"}
+    assert staff_client.post("/api/v1/profiles/", body, format="json").status_code == 201
+    TeamMembership.objects.filter(team=research, user=user).delete()
+
+    listed = api.get("/api/v1/profiles/").json()
+    assert sorted((p["team"], p["name"]) for p in listed["results"]) == [
+        ("ml-platform", "chat"),
+        ("research", "left-behind"),
+    ]
+    assert listed["count"] == 2 and other.slug == "other"
