@@ -11,6 +11,7 @@ WEB_ACCESS_LOG  "-" for an access log line per request on stdout (off by default
                 proxy or ingress in front usually has it already)
 """
 
+import gc
 import os
 
 workers = int(os.environ.get("WEB_WORKERS", "2"))
@@ -31,3 +32,7 @@ def post_worker_init(worker):
         warm_up()
     except Exception as exc:  # a database not migrated yet: the first request will say so
         worker.log.warning("warm-up skipped: %s", exc)
+    # What is loaded now (modules, catalogs, the compiled rule set: millions of objects) stays for the
+    # process's life: moved out of the garbage collector's generations, a full collection no longer walks it
+    # (without this, one request in a few hundred paid a 100-300 ms collection).
+    gc.freeze()

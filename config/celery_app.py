@@ -1,3 +1,4 @@
+import gc
 import os
 
 from celery import Celery
@@ -32,3 +33,6 @@ def _warm_up(**kwargs):
         warm_up()
     except Exception as exc:  # a database not migrated or not reachable yet: the first task pays instead
         logging.getLogger(__name__).warning("warm-up skipped: %s", exc)
+    # As gunicorn.conf.py: what is loaded now stays, so full collections need not walk it (and prefork
+    # children do not touch, and so copy, the pages it lies on).
+    gc.freeze()
