@@ -81,3 +81,15 @@ def test_every_page_renders_and_the_api_works(staff, team):
     assert api.post(f"/api/v1/rulesets/{RuleSet.objects.get(number=draft).pk}/publish/").status_code == 202
     assert api.put("/api/v1/fleet/", {"vllm_version": "0.31.0"}, format="json").status_code == 202
     assert Recheck.objects.count() >= 2
+
+    # A worker's run of the fleet's re-check (fan-out and batches, as `make run`'s worker runs them): the
+    # profile that follows the fleet is refused on 0.31.0, in vLLM's words.
+    from profiles.models import Profile
+    from validation.services.rechecks import recheck_run_inline
+
+    fleet_move = Recheck.objects.order_by("-pk").first()
+    recheck_run_inline(fleet_move.pk)
+    fleet_move.refresh_from_db()
+    assert fleet_move.state == "done" and fleet_move.newly_invalid >= 1
+    assert Profile.objects.get(pk=pk).state == "invalid"
+    assert api.get(f"/api/v1/profiles/{pk}/").json()["state"] == "invalid"

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from django.db import connection
 from django.db.models import TextField
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
@@ -41,6 +42,15 @@ DOCUMENT_FIELDS = (
     "env",
     "hardware",
 )
+
+
+def id_array(ids: Iterable[int]) -> RawSQL | list[int]:
+    """``pk__in`` of many ids: on PostgreSQL one array parameter (thousands of separate parameters cost more
+    to send than the query costs to run); elsewhere (the embedded SQLite) the plain list."""
+    ids = list(ids)
+    if connection.vendor != "postgresql":
+        return ids
+    return RawSQL("SELECT unnest(%s::bigint[])", (ids,))
 
 
 def effective_release(profile) -> VllmRelease:
@@ -196,9 +206,10 @@ class ProfileRows:
         pks = list(pks)
         if not pks:
             return {}
-        array = RawSQL("SELECT unnest(%s::bigint[])", (pks,))
         return dict(
-            VerdictRecord.objects.filter(pk__in=array).values_list("pk", Cast("findings", TextField()))
+            VerdictRecord.objects.filter(pk__in=id_array(pks)).values_list(
+                "pk", Cast("findings", TextField())
+            )
         )
 
     def _related(self, rows: list[ProfileRow]) -> None:
