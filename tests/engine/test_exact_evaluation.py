@@ -201,21 +201,17 @@ def test_optimised_evaluation_equals_plain_evaluation(generated, docs):
         assert optimised.as_dict() == ruleset.evaluate(doc, plain=True, waived=waived).as_dict()
 
 
+def _shows_x(template: str):
+    """A rule set of one rule, ``shows-x``: a warning with ``template`` whenever ``args.x`` is set."""
+    rule = {"id": "shows-x", "category": "policy", "severity": "warning", "message": "x is set"}
+    return compile_ruleset(
+        load_pack({"rules": [{**rule, "message_template": template, "when": "has(args.x)"}]})
+    )
+
+
 def test_a_reused_outcome_tells_values_of_other_types_apart():
     """1, true and 1.0 are equal in Python but not in CEL: each gets its own outcome and message."""
-    pack = {
-        "rules": [
-            {
-                "id": "shows-x",
-                "category": "policy",
-                "severity": "warning",
-                "message": "x is set",
-                "message_template": "x is {{ args.x }} ({{ type(args.x) }})",
-                "when": "has(args.x)",
-            }
-        ]
-    }
-    ruleset = compile_ruleset(load_pack(pack))
+    ruleset = _shows_x("x is {{ args.x }} ({{ type(args.x) }})")
     messages = []
     for value in (1, True, 1.0, -0.0, 0.0, 1, {"a": 1}, {"a": True}):
         doc = build_document(kind="serving", version="0.31.0", model_name="m", args={"x": value})
@@ -233,19 +229,7 @@ def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numb
     from validation.engine import memo
 
     monkeypatch.setattr(memo, "NUMBER_LIMIT", 3)
-    pack = {
-        "rules": [
-            {
-                "id": "shows-x",
-                "category": "policy",
-                "severity": "warning",
-                "message": "x is set",
-                "message_template": "x is {{ args.x }}",
-                "when": "has(args.x)",
-            }
-        ]
-    }
-    ruleset = compile_ruleset(load_pack(pack))
+    ruleset = _shows_x("x is {{ args.x }}")
     for value in [10, 11, 12, 13, 14, 15, 10, 16, 11, 17, 12, 13] * 2:
         doc = build_document(kind="serving", version="0.31.0", model_name="m", args={"x": value})
         (finding,) = ruleset.evaluate(doc).findings
