@@ -231,6 +231,7 @@ def main() -> int:
         ("live validation", "POST", "/profiles/validate/", {"kind": "collection", "source": SEED}),
         ("fix preview", "GET", f"/profiles/{invalid.pk}/fix/{rule}/", None),
         ("split preview", "GET", f"/profiles/{mixed.pk}/split/", None),
+        ("profiles by state over time (30 days)", "GET", "/profiles/states/", None),
         # Every rule of the current rule set, collapsed (a rule's body loads when its row opens).
         (f"rule-set page ({rule_count} rules)", "GET", ruleset_url, None),
         ("rule-set page, filtered", "GET", ruleset_url, {"q": "spec", "severity": "error"}),
