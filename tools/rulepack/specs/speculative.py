@@ -45,6 +45,18 @@ _NO_MTP_TYPES = [
 
 _LLAMA_TYPED = {**LLAMA, "config": {**LLAMA["config"], "model_type": "llama"}}
 
+# Both bounds of an n-gram proposer given, the lower above the upper (the method named, or, without a method,
+# the model spelled as the n-gram method): SpeculativeConfig.__post_init__ and, in 0.34.0,
+# NgramSpeculatorConfig.configure.
+NGRAM_MIN_ABOVE_MAX = (
+    f"{sub('speculative_config', 'prompt_lookup_min')} && "
+    f"{sub('speculative_config', 'prompt_lookup_max')} && "
+    f"{SC}.prompt_lookup_min > {SC}.prompt_lookup_max && "
+    f'(({SPEC_M} && {SC}.method in ["ngram", "[ngram]", "ngram_gpu"]) || '
+    f'(!{SPEC_M} && {sub("speculative_config", "model")} && {SC}.model in ["ngram", "[ngram]"]))'
+)
+
+
 # EngineArgs.create_speculative_config: the first shorthand (in this order) whose key the JSON also has
 _SHORTHANDS = [
     ("spec_method", "method", "--spec-method"),
@@ -329,13 +341,7 @@ RULES = [
     R(
         "spec-ngram-lookup-min-le-max-0.20.0",
         "prompt_lookup_min={self.prompt_lookup_min} must be <= prompt_lookup_max={self.prompt_lookup_max}",
-        (
-            f"{sub('speculative_config', 'prompt_lookup_min')} && "
-            f"{sub('speculative_config', 'prompt_lookup_max')} && "
-            f"{SC}.prompt_lookup_min > {SC}.prompt_lookup_max && "
-            f'(({SPEC_M} && {SC}.method in ["ngram", "[ngram]", "ngram_gpu"]) || '
-            f'(!{SPEC_M} && {sub("speculative_config", "model")} && {SC}.model in ["ngram", "[ngram]"]))'
-        ),
+        NGRAM_MIN_ABOVE_MAX,
         ["speculative_config"],
         ["Make prompt_lookup_min at most prompt_lookup_max"],
         "SpeculativeConfig.__post_init__ (n-gram methods; when only one bound is given the other copies it).",
@@ -354,13 +360,7 @@ RULES = [
     R(
         "spec-ngram-lookup-min-le-max",
         "prompt_lookup_min={spec.prompt_lookup_min} must be <= prompt_lookup_max={spec.prompt_lookup_max}",
-        (
-            f"{sub('speculative_config', 'prompt_lookup_min')} && "
-            f"{sub('speculative_config', 'prompt_lookup_max')} && "
-            f"{SC}.prompt_lookup_min > {SC}.prompt_lookup_max && "
-            f'(({SPEC_M} && {SC}.method in ["ngram", "[ngram]", "ngram_gpu"]) || '
-            f'(!{SPEC_M} && {sub("speculative_config", "model")} && {SC}.model in ["ngram", "[ngram]"]))'
-        ),
+        NGRAM_MIN_ABOVE_MAX,
         ["speculative_config"],
         ["Make prompt_lookup_min at most prompt_lookup_max"],
         "NgramSpeculatorConfig.configure (0.34.0, ngram and ngram_gpu; when only one bound is given the "
