@@ -144,6 +144,16 @@ class Rule(models.Model):
 RULE_FIELDS = ENGINE_RULE_FIELDS
 
 
+def _checked_field(name: str, *, default=None, doc: str | None = None) -> property:
+    """A read of a verdict's :class:`VerdictCheck` row (``default`` when it has none)."""
+
+    def read(verdict: Verdict):
+        check = verdict._checked()
+        return getattr(check, name) if check else default
+
+    return property(read, doc=doc)
+
+
 class Verdict(models.Model):
     """A profile's current findings. What they were last checked against is kept apart, in the narrow
     :class:`VerdictCheck` row, so that a re-check confirming an unchanged verdict never rewrites this (wide)
@@ -185,49 +195,22 @@ class Verdict(models.Model):
             related.set_cached_value(self, found)
         return related.get_cached_value(self)
 
-    @property
-    def ruleset(self) -> RuleSet | None:
-        """The rule set this verdict was last checked against."""
-        check = self._checked()
-        return check.ruleset if check else None
-
-    @property
-    def ruleset_id(self) -> int | None:
-        check = self._checked()
-        return check.ruleset_id if check else None
-
-    @property
-    def release(self) -> VllmRelease | None:
-        """The release this verdict was last checked on."""
-        check = self._checked()
-        return check.release if check else None
-
-    @property
-    def release_id(self) -> int | None:
-        check = self._checked()
-        return check.release_id if check else None
-
-    @property
-    def release_catalog_sha256(self) -> str:
-        check = self._checked()
-        return check.release_catalog_sha256 if check else ""
-
-    @property
-    def computed_at(self):
-        """When this verdict was last checked (computed, or confirmed unchanged by a re-check)."""
-        check = self._checked()
-        return check.computed_at if check else None
-
-    @property
-    def pending_recheck_id(self) -> int | None:
-        check = self._checked()
-        return check.pending_recheck_id if check else None
+    ruleset = _checked_field("ruleset", doc="The rule set this verdict was last checked against.")
+    ruleset_id = _checked_field("ruleset_id")
+    release = _checked_field("release", doc="The release this verdict was last checked on.")
+    release_id = _checked_field("release_id")
+    release_catalog_sha256 = _checked_field("release_catalog_sha256", default="")
+    computed_at = _checked_field(
+        "computed_at",
+        doc="When this verdict was last checked (computed, or confirmed unchanged by a re-check).",
+    )
+    pending_recheck_id = _checked_field("pending_recheck_id")
 
 
 class VerdictCheck(models.Model):
     """What a verdict was last checked against, and the re-check that still has to look at it: a narrow row
-    beside the verdict's findings (about 1.4 KB), so that marking a fleet for a re-check, and confirming the
-    verdicts that do not change, write a few dozen bytes per profile instead of the whole verdict."""
+    beside the verdict's findings (tens of KB of JSON), so that marking a fleet for a re-check, and confirming
+    the verdicts that do not change, write a few dozen bytes per profile instead of the whole verdict."""
 
     verdict = models.OneToOneField(
         Verdict, on_delete=models.CASCADE, primary_key=True, related_name="checked", db_column="profile_id"

@@ -279,19 +279,23 @@ def verdict_summary(verdict: Verdict) -> dict[str, Any]:
     }
 
 
+def _check_row(profile_id: int, *, ruleset: RuleSet | None, release: VllmRelease, at) -> VerdictCheck:
+    """A verdict's narrow row as just computed against ``ruleset`` and ``release`` (no re-check mark)."""
+    return VerdictCheck(
+        verdict_id=profile_id,
+        ruleset=ruleset,
+        release=release,
+        release_catalog_sha256=release.catalog_sha256,
+        computed_at=at,
+        pending_recheck=None,
+    )
+
+
 def checked_record(profile_id: int, *, ruleset: RuleSet | None, release: VllmRelease) -> None:
     """Record what a profile's verdict was just computed against (one statement, new or not). A re-check's
     mark is left as it is: that re-check still looks at the profile."""
     VerdictCheck.objects.bulk_create(
-        [
-            VerdictCheck(
-                verdict_id=profile_id,
-                ruleset=ruleset,
-                release=release,
-                release_catalog_sha256=release.catalog_sha256,
-                computed_at=timezone.now(),
-            )
-        ],
+        [_check_row(profile_id, ruleset=ruleset, release=release, at=timezone.now())],
         update_conflicts=True,
         unique_fields=["verdict"],
         update_fields=["ruleset", "release", "release_catalog_sha256", "computed_at"],
@@ -403,16 +407,7 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
         row.rule_ids = new_ids
         row.profile_revision = profile.revision
         rows.append(row)
-        checks.append(
-            VerdictCheck(
-                verdict_id=profile.pk,
-                ruleset=ruleset,
-                release=release,
-                release_catalog_sha256=release.catalog_sha256,
-                computed_at=now,
-                pending_recheck=None,
-            )
-        )
+        checks.append(_check_row(profile.pk, ruleset=ruleset, release=release, at=now))
         profile.state = row.state
         profile.error_count, profile.warning_count = row.error_count, row.warning_count
         profiles.append(profile)
