@@ -17,27 +17,35 @@ def tokens_of(user) -> QuerySet[ApiToken]:
 
 
 @cache
-def _token_query() -> tuple[str, list[str], list[str]]:
-    """``SELECT token.*, user.* ... WHERE digest = %s``, built once from the models' metadata.
+def _token_query() -> tuple[str, list[str], list[str], list[tuple]]:
+    """``SELECT token.*, user.* ... WHERE digest = %s``, built once from the models' metadata, with the
+    columns' names and the backend's converters (index, converter, column) of the values it returns.
 
     Every API request authenticates, so the query is written once rather than compiled by the ORM per
     request (compiling ``select_related("user").filter(digest=...)`` was a third of a validation's CPU)."""
-    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    connection = connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
     user_model = get_user_model()
-    token_fields = [f for f in ApiToken._meta.concrete_fields]
-    user_fields = [f for f in user_model._meta.concrete_fields]
+    token_fields = list(ApiToken._meta.concrete_fields)
+    user_fields = list(user_model._meta.concrete_fields)
     columns = [f"t.{quote(f.column)}" for f in token_fields] + [f"u.{quote(f.column)}" for f in user_fields]
     sql = (
         f"SELECT {', '.join(columns)} FROM {quote(ApiToken._meta.db_table)} t "
         f"JOIN {quote(user_model._meta.db_table)} u ON u.{quote(user_model._meta.pk.column)} = "
         f"t.{quote(ApiToken._meta.get_field('user').column)} WHERE t.{quote('digest')} = %s"
     )
-    return sql, [f.attname for f in token_fields], [f.attname for f in user_fields]
+    # Values as the ORM would give them (SQLite's timestamps made aware, booleans and JSON converted).
+    converters = []
+    for index, field in enumerate(token_fields + user_fields):
+        column = field.get_col(field.model._meta.db_table)
+        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+            converters.append((index, convert, column))
+    return sql, [f.attname for f in token_fields], [f.attname for f in user_fields], converters
 
 
 def token_by_digest(digest: str) -> ApiToken | None:
     """The token whose key hashes to ``digest``, with its user loaded (one indexed query), or None."""
-    sql, token_names, user_names = _token_query()
+    sql, token_names, user_names, converters = _token_query()
     connection = connections[DEFAULT_DB_ALIAS]
     with connection.cursor() as cursor:
         cursor.execute(sql, [digest])
@@ -45,28 +53,11 @@ def token_by_digest(digest: str) -> ApiToken | None:
     if row is None:
         return None
     values = list(row)
-    # Values as the ORM would give them (timestamps made aware, booleans and JSON converted by the backend).
-    converters = _converters()
-    for index, convert in converters:
-        values[index] = convert(values[index], connection)
+    for index, convert, column in converters:
+        values[index] = convert(values[index], column, connection)
     token = ApiToken.from_db(DEFAULT_DB_ALIAS, token_names, values[: len(token_names)])
-    user = get_user_model().from_db(DEFAULT_DB_ALIAS, user_names, values[len(token_names) :])
-    token.user = user
+    token.user = get_user_model().from_db(DEFAULT_DB_ALIAS, user_names, values[len(token_names) :])
     return token
-
-
-@cache
-def _converters() -> list[tuple[int, object]]:
-    connection = connections[DEFAULT_DB_ALIAS]
-    fields = list(ApiToken._meta.concrete_fields) + list(get_user_model()._meta.concrete_fields)
-    found = []
-    for index, field in enumerate(fields):
-        expression = field.get_col(field.model._meta.db_table)
-        for convert in connection.ops.get_db_converters(expression) + expression.get_db_converters(
-            connection
-        ):
-            found.append((index, lambda value, conn, c=convert, e=expression: c(value, e, conn)))
-    return found
 
 
 def audit_events_visible_to(user) -> QuerySet[AuditEvent]:
