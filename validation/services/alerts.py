@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
 # A claim older than this belongs to a worker that died mid-send; the sweep releases it.
-CLAIM_TIMEOUT = timedelta(seconds=getattr(settings, "ALERT_CLAIM_TIMEOUT_SECONDS", 660))
+CLAIM_TIMEOUT = timedelta(seconds=settings.ALERT_CLAIM_TIMEOUT_SECONDS)
 # How long a sent digest waits for the database to mark its alerts sent (a restart, a failover), well within
 # CLAIM_TIMEOUT; beyond it the claim is released and the digest may be mailed again.
 MARK_SENT_PATIENCE = min(120.0, CLAIM_TIMEOUT.total_seconds() / 2)

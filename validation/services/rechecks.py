@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 # Ids per batch task. Each distinct document is evaluated once per worker (see _outcomes), so what a batch
 # costs is mostly its reads and writes: a few statements per batch, one history entry per changed profile.
 # benchmarks/recheck.py measures it; a lost batch of 2,000 costs about a second to redo.
-BATCH_SIZE = getattr(settings, "RECHECK_BATCH_SIZE", 2000)
+BATCH_SIZE = settings.RECHECK_BATCH_SIZE
 # A re-check with no progress for this long is considered stalled; the sweep enqueues its work again.
 STALL_AFTER = timedelta(seconds=getattr(settings, "RECHECK_STALL_SECONDS", 60))
 
