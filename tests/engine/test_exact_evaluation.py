@@ -335,3 +335,67 @@ def test_an_outcome_reused_across_releases_only_where_the_release_and_kind_canno
                 seen.append((version, kind, sorted(f.message for f in verdict.findings)))
     assert ("0.31.0", "serving", ["x above 2", "x on 0.31", "x on serving", "x set"]) in seen
     assert ("0.28.0", "collection", ["x set"]) in seen
+
+
+def test_a_value_with_no_memo_key_is_evaluated_afresh_each_time():
+    """A value of a type ``memo.freeze`` has no key for (a timestamp) is never looked up nor memoised: each
+    profile that sets one gets its own outcome, the plain evaluation's."""
+    from datetime import UTC, datetime
+
+    ruleset = _shows_x("x is {{ string(args.x) }}")
+    messages = []
+    for year in (2026, 2027, 2026):
+        doc = build_document(
+            kind="serving", version="0.31.0", model_name="m", args={"x": datetime(year, 1, 1, tzinfo=UTC)}
+        )
+        verdict = ruleset.evaluate(doc)
+        assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+        messages.append(verdict.findings[0].message)
+    assert messages[0] == messages[2] != messages[1]
+
+
+def test_a_group_guarded_by_one_key_runs_only_with_that_key():
+    """Rules that all need ``has(args.a)`` give nothing while the profile lacks ``a``, whatever else they read
+    it sets; with ``a`` they run (and a model-config guard is "could not verify" without a config)."""
+    pack = {
+        "rules": [
+            {
+                "id": "a-and-b",
+                "category": "policy",
+                "severity": "error",
+                "message": "a and b",
+                "when": "has(args.a) && args.b > 1",
+            },
+            {
+                "id": "a-or-b",
+                "category": "policy",
+                "severity": "warning",
+                "message": "a, b",
+                "when": "has(args.a) && (args.b == 1 || args.a == 2)",
+            },
+            {
+                "id": "heads",
+                "category": "policy",
+                "severity": "warning",
+                "message": "heads",
+                "when": "has(model.config.num_attention_heads) && args.b > model.config.num_attention_heads",
+            },
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    cases = [
+        ({"b": 2}, None, []),
+        ({"a": 1, "b": 2}, None, ["a-and-b"]),
+        ({"a": 2}, None, ["a-or-b"]),
+        ({"a": 2, "b": 3}, {"num_attention_heads": 2}, ["a-and-b", "a-or-b", "heads"]),
+        ({"b": 3}, {"num_attention_heads": 4}, []),
+        ({"b": 3}, {}, []),
+    ]
+    for _ in range(2):  # the second time from the memoised outcomes
+        for args, config, fired in cases:
+            doc = build_document(
+                kind="serving", version="0.31.0", model_name="m", args=args, model_config=config
+            )
+            verdict = ruleset.evaluate(doc)
+            assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+            assert [f.rule for f in verdict.findings if f.severity != "info"] == fired

@@ -224,19 +224,20 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
     docs = generate(catalogs, 600, seed=7)
     selected = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]]) for d in docs]
 
-    def run_every_rule(plan, doc):
-        by_group: dict[int, list[int]] = {}
-        for position in range(len(plan.rules)):
-            by_group.setdefault(plan.group_of[position], []).append(position)
-        groups = tuple((g, tuple(ps), tuple(plan.ids[p] for p in ps)) for g, ps in by_group.items())
-        return tuple(range(len(plan.rules))), (), groups
+    original_inputs, original_runs = _ReleasePlan.inputs, _ReleasePlan.runs
 
-    original = _ReleasePlan.select
+    def every_group(plan, doc):
+        values, _touched, known = original_inputs(plan, doc)
+        return values, (1 << len(plan.group_inputs)) - 1, known
+
+    def every_rule(plan, position, values):
+        return True
+
     try:
-        _ReleasePlan.select = run_every_rule
+        _ReleasePlan.inputs, _ReleasePlan.runs = every_group, every_rule
         everything = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]], memo=False) for d in docs]
     finally:
-        _ReleasePlan.select = original
+        _ReleasePlan.inputs, _ReleasePlan.runs = original_inputs, original_runs
     assert [v.as_dict() for v in selected] == [v.as_dict() for v in everything]
     assert sum(not v.valid for v in selected) > 50  # the sample exercises failing rules too
 

@@ -461,10 +461,6 @@ def _present_keys(doc: Mapping[str, Any]) -> dict[str, set[str]]:
     }
 
 
-# A selection: the rules to run, in rule order; the baseline findings that stand; the rules to run by group.
-_Selection = tuple[
-    tuple[int, ...], tuple[tuple[int, Finding], ...], tuple[tuple[int, tuple[int, ...], tuple[str, ...]], ...]
-]
 A_MAPPING = ("<mapping>",)  # model.config is a mapping (its keys are inputs of their own)
 
 
@@ -489,62 +485,8 @@ def _inputs(reads: Mapping[str, frozenset[str] | None]) -> tuple[tuple[str, str 
     return tuple(sorted(found, key=lambda item: (item[0], item[1] or "")))
 
 
-class _InputValues(dict):
-    """One profile's inputs, each frozen (``memo.freeze``) and numbered (``memo.number``): (root, key) ->
-    number, ``ABSENT_NUMBER`` for a key the profile does not give; a whole map ((root, None)) is numbered
-    when first asked for. ``itemgetter`` over it gives a rule's memo key in one call, a tuple of ints."""
-
-    def __init__(self, doc: Mapping[str, Any], absent: Mapping[tuple[str, str | None], int]):
-        super().__init__(absent)  # every (root, key) input a rule of the plan names, absent until set below
-        self.doc = doc
-        numbers = _NUMBERS
-        model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
-        config = model.get("config")
-        for key, value in (doc.get("args") or {}).items():
-            kind = type(value)  # `freeze`, inlined for the scalars most values are
-            frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
-            found = numbers.get(frozen)
-            self["args", key] = found if found is not None else number(frozen)
-        for key, value in (doc.get("env") or {}).items():
-            kind = type(value)
-            frozen = (kind, value) if kind is str else freeze(value)
-            found = numbers.get(frozen)
-            self["env", key] = found if found is not None else number(frozen)
-        for key, value in model.items():
-            self["model", key] = number(
-                A_MAPPING if key == "config" and isinstance(value, Mapping) else freeze(value)
-            )
-        if isinstance(config, Mapping):
-            for key, value in config.items():
-                self["model.config", key] = number(freeze(value))
-        for key, value in (doc.get("hardware") or {}).items():
-            if value is not None:
-                self["hardware", key] = number(freeze(value))
-
-    def __missing__(self, item: tuple[str, str | None]) -> int:
-        root, key = item
-        if key is not None:
-            return ABSENT_NUMBER
-        doc = self.doc
-        if root == "model.config":
-            config = (doc.get("model") or {}).get("config")
-            value = ABSENT_NUMBER if config is None else number(freeze(config))
-        elif root in ("model", "hardware"):
-            value = number(freeze({k: v for k, v in (doc.get(root) or {}).items() if v is not None}))
-        else:
-            value = number(freeze(doc.get(root) or {}))
-        self[item] = value
-        return value
-
-
 def _no_inputs(values: Any) -> tuple[()]:
     return ()
-
-
-def _memo_key(inputs: tuple[tuple[str, str | None], ...]) -> Callable[[_InputValues], Any]:
-    if not inputs:
-        return _no_inputs
-    return itemgetter(*inputs)
 
 
 @dataclass(frozen=True)
@@ -673,14 +615,18 @@ def _triggers(reads: Mapping[str, frozenset[str] | None]) -> dict[str, frozenset
 
 @dataclass
 class _ReleasePlan:
-    """What one release needs, computed once per (rule set, release, kind) and reused per profile."""
+    """What one release needs, computed once per (rule set, release, kind) and reused per profile.
+
+    Rules that depend on the same profile inputs (see ``_inputs``) form a group. A group none of whose inputs
+    the profile sets keeps the outcome its rules gave the release's empty profile (``baseline``); the others
+    (the profile's "touched" groups) have their outcome memoised under the numbers of their inputs
+    (``memo.number``, ``ABSENT_NUMBER`` for an input the profile does not give), which also say which of the
+    group's rules run (those it triggers whose ``has(...)`` guards hold: see ``_group_outcome``).
+    """
 
     rules: tuple[_PlannedRule, ...]
     defaults: dict[str, Any]
     wanted: dict[str, frozenset[str] | None] = field(default_factory=dict)
-    # root -> key -> positions of the rules that read it; rules that always run; baseline findings.
-    index: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)
-    always: frozenset[int] = frozenset()
     baseline: tuple[tuple[int, Finding], ...] = ()
     reads: tuple[dict[str, frozenset[str] | None], ...] = ()
     required: tuple[frozenset[tuple[str, str]], ...] = ()
@@ -688,48 +634,37 @@ class _ReleasePlan:
     reads_kind: tuple[bool, ...] = ()
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
     values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
-    # Rules that depend on the same profile inputs (see `_inputs`) form a group: its position per rule, the
-    # group's memo key from a profile's frozen inputs, and the group's outcomes memoised by those values and
-    # the group's rules that ran (the findings they gave). Per set of present keys: the rules to run, the
-    # baseline findings that stand, and the rules to run by group.
+    # Each rule's group; each group's inputs, its rules' positions (in rule order) and ids (unique in a rule
+    # set: a shared table is chosen by them), the memo key of a profile's input numbers, and its outcomes
+    # memoised by that key: the findings of its rules, each with its offset among the group's rules.
     group_of: tuple[int, ...] = ()
     group_inputs: tuple[tuple[tuple[str, str | None], ...], ...] = ()
-    ids: tuple[str, ...] = ()  # each rule's id (unique in a rule set): the memo keys name the rules by it
-    memo_keys: tuple[Callable[[Any], Any], ...] = ()
-    absent: dict[tuple[str, str | None], int] = field(default_factory=dict)
-    relevant: dict[str, frozenset[str]] = field(default_factory=dict)
+    group_positions: tuple[tuple[int, ...], ...] = ()
+    ids: tuple[str, ...] = ()
+    keys: tuple[Callable[[list[int]], Any], ...] = ()
     outcomes: tuple[dict[Any, tuple[tuple[int, Finding], ...]], ...] = ()
     # The rule set's tables of the groups whose rules are all release-independent (by their inputs): every
     # release plan of the rule set reuses those outcomes (see `link`).
     shared: dict[Any, dict[Any, Any]] | None = field(default=None, repr=False)
-    # Each relevant present key's bit in a profile's signature (an int: hashing it allocates nothing) and the
-    # rules it triggers, as a bit mask of positions; the rules that always run.
-    bits: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
-    always_mask: int = 0
-    guards: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # per rule: without, with a model config
-    config_bit: int = 0
-    selections: dict[int, _Selection] = field(default_factory=dict)
-    # One (group, positions, ids) entry per group and set of its rules that run, shared by every selection
-    # that runs them (a cached selection then keeps one new tuple alive, not one per group).
-    group_entries: dict[tuple[int, ...], tuple[int, tuple[int, ...], tuple[str, ...]]] = field(
-        default_factory=dict
-    )
+    # A slot per input: root -> key -> (slot, bit mask of the groups that read it); the whole maps some
+    # groups read, (root, slot), numbered per profile; the groups that always run (they read a whole map).
+    slots: dict[str, dict[str, tuple[int, int, int]]] = field(default_factory=dict)
+    whole: tuple[tuple[str, int], ...] = ()
+    always_groups: int = 0
+    guarded: int = 0  # the groups touched only when the profile sets their common guard's key
+    config_slot: int = -1  # the slot of ("model", "config"), -1 if no rule reads it
+    # Per rule: the slots of its triggers (None: always runs) and of its `has(...)` guards, apart from and
+    # about the model config (without a config `has(model.config.k)` is "could not verify", never false).
+    trigger_slots: tuple[tuple[int, ...] | None, ...] = ()
+    guard_slots: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    # Per group with baseline findings: those that stand while the profile touches none of its inputs.
+    untouched: tuple[tuple[int, tuple[tuple[int, Finding], ...]], ...] = ()
+    untouched_mask: int = 0
     wanted_cache: dict[tuple[int, ...], tuple[dict[str, frozenset[str] | None], dict[str, Any]]] = field(
         default_factory=dict
     )
 
     def __post_init__(self) -> None:
-        index: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
-        always = set()
-        for position, planned in enumerate(self.rules):
-            if planned.triggers is None:
-                always.add(position)
-                continue
-            for root, keys in planned.triggers.items():
-                for key in keys:
-                    index[root].setdefault(key, []).append(position)
-        self.index = {root: {k: tuple(v) for k, v in keys.items()} for root, keys in index.items()}
-        self.always = frozenset(always)
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
         self.reads = tuple(p.rule.reads for p in self.rules)
         # What each rule reads, without the roots it does not (most of them), and whether it can read `kind`.
@@ -741,78 +676,217 @@ class _ReleasePlan:
         groups: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
         self.group_inputs = tuple(groups)
+        positions: list[list[int]] = [[] for _ in groups]
+        for position, group in enumerate(self.group_of):
+            positions[group].append(position)
+        self.group_positions = tuple(tuple(p) for p in positions)
         self.ids = tuple(p.rule.id for p in self.rules)
-        self.memo_keys = tuple(_memo_key(inputs) for inputs in groups)
-        self.absent = dict.fromkeys(
-            (item for p in self.rules for item in p.rule.inputs if item[1] is not None), ABSENT_NUMBER
+        slot_of: dict[tuple[str, str | None], int] = {}
+        slots: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
+        always = 0
+        for group, inputs in enumerate(self.group_inputs):
+            for root, key in inputs:
+                slot = slot_of.setdefault((root, key), len(slot_of))
+                if key is None:
+                    always |= 1 << group
+                else:
+                    entry = slots[root].setdefault(key, [slot, 0])
+                    entry[1] |= 1 << group
+        # A `has(...)` guard's key (and, for one on the model's config, the config itself) is not an input of
+        # its own where the rule reads the whole map: it gets a slot too, touching no group.
+        for planned in self.rules:
+            guarded = sorted(planned.rule.required)
+            if any(root == "model.config" for root, _ in guarded):
+                guarded.append(("model", "config"))
+            for root, key in guarded:
+                if (root, key) not in slot_of:
+                    slots[root][key] = [slot_of.setdefault((root, key), len(slot_of)), 0]
+        # A group all of whose rules are guarded by `has()` of one same key (not of the model's config) gives
+        # nothing while the profile lacks that key, whichever other input it sets: it is touched only with it.
+        guarded_by: dict[tuple[str, str], int] = {}
+        for group, members in enumerate(self.group_positions):
+            common = frozenset.intersection(*(self.required[p] for p in members))
+            common = sorted(item for item in common if item[0] != "model.config")
+            if common and not always >> group & 1:
+                guarded_by[common[0]] = guarded_by.get(common[0], 0) | 1 << group
+        self.guarded = sum(guarded_by.values())
+        for (root, key), mask in guarded_by.items():
+            slots[root][key].append(mask)
+        self.slots = {
+            root: {k: (entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for k, entry in keys.items()}
+            for root, keys in slots.items()
+        }
+        self.whole = tuple((root, slot) for (root, key), slot in slot_of.items() if key is None)
+        self.always_groups = always
+        self.keys = tuple(
+            itemgetter(*(slot_of[item] for item in inputs)) if inputs else _no_inputs
+            for inputs in self.group_inputs
         )
-        # The present keys that can change which rules run: the indexed ones and those of `has()` guards.
-        relevant: dict[str, set[str]] = {root: set(keys) for root, keys in self.index.items()}
-        relevant["model"].add("config")
-        for required in self.required:
-            for root, key in required:
-                relevant[root].add(key)
-        self.relevant = {root: frozenset(keys) for root, keys in relevant.items()}
-        bits: dict[str, dict[str, tuple[int, int]]] = {}
-        bit = 1
-        for root in PRESENCE_ROOTS:
-            by_key = self.index[root]
-            bits[root] = {}
-            for key in sorted(self.relevant[root]):
-                mask = 0
-                for position in by_key.get(key, ()):
-                    mask |= 1 << position
-                bits[root][key] = (bit, mask)
-                bit <<= 1
-        self.bits = bits
-        self.always_mask = sum(1 << position for position in self.always)
-        # Each rule's `has(...)` guards as signature bits: with a model config, and without one (then
-        # `has(model.config.k)` is "could not verify", never false: see `_guard_fails`).
-        with_config, without_config = [], []
-        for required in self.required:
-            mask = mask_without = 0
-            for root, key in required:
-                mask |= bits[root][key][0]
-                if root != "model.config":
-                    mask_without |= bits[root][key][0]
-            with_config.append(mask)
-            without_config.append(mask_without)
-        self.guards = (tuple(without_config), tuple(with_config))
-        self.config_bit = bits["model"]["config"][0]
-        self.selections = {}
-        self.group_entries = {}
+        self.config_slot = slot_of.get(("model", "config"), -1)
+        self._blank = [ABSENT_NUMBER] * len(slot_of)
+        trigger_slots: list[tuple[int, ...] | None] = []
+        guard_slots = []
+        for planned in self.rules:
+            if planned.triggers is None:
+                trigger_slots.append(None)
+            else:
+                trigger_slots.append(
+                    tuple(slot_of[root, key] for root, keys in planned.triggers.items() for key in keys)
+                )
+            required = sorted(planned.rule.required)
+            guard_slots.append(
+                (
+                    tuple(slot_of[root, key] for root, key in required if root != "model.config"),
+                    tuple(slot_of[root, key] for root, key in required if root == "model.config"),
+                )
+            )
+        self.trigger_slots = tuple(trigger_slots)
+        self.guard_slots = tuple(guard_slots)
+        # A group the profile does not touch sets none of its inputs: a guard on an argument, environment
+        # variable, model or hardware fact then fails; one on a key of the model's config does not (the
+        # config is an input of that group: it is absent).
+        untouched = []
+        for group, members in enumerate(self.group_positions):
+            standing = tuple(
+                (offset, self.rules[position].baseline)
+                for offset, position in enumerate(members)
+                if self.rules[position].baseline is not None and not self.guard_slots[position][0]
+            )
+            if standing and not always >> group & 1:
+                untouched.append((group, standing))
+        self.untouched = tuple(untouched)
+        self.untouched_mask = sum(1 << group for group, _ in untouched)
         self.wanted_cache = {}
         self.link(self.shared)
 
     def link(self, shared: dict[Any, dict[Any, Any]] | None) -> None:
         """Start the memo tables: a group whose rules are all release-independent uses the rule set's table
-        for its inputs (``shared``), so an outcome one release computed serves every other. Its entries are
-        keyed by the frozen inputs and the ids of the group's rules that ran (rule ids are unique in a rule
-        set), and hold each finding with its offset among them, never a plan's own positions."""
+        for its inputs and rule ids (``shared``), so an outcome one release computed serves every other.
+        Its entries hold each finding with its offset among the group's rules, never a plan's own
+        positions."""
         self.shared = shared
-        independent = [True] * len(self.memo_keys)
+        independent = [True] * len(self.group_inputs)
         for planned, group in zip(self.rules, self.group_of, strict=True):
             if not planned.rule.release_independent:
                 independent[group] = False
         self.outcomes = tuple(
-            shared.setdefault(inputs, {}) if shared is not None and independent[group] else {}
+            shared.setdefault((inputs, tuple(self.ids[p] for p in self.group_positions[group])), {})
+            if shared is not None and independent[group]
+            else {}
             for group, inputs in enumerate(self.group_inputs)
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its memoised outcomes and selections (``engine.store``): only what planning
-        computed, whatever the process had validated before."""
+        """Pickled without its memoised outcomes (``engine.store``): only what planning computed, whatever
+        the process had validated before."""
         state = dict(self.__dict__)
-        state["outcomes"] = tuple({} for _ in self.memo_keys)
+        state["outcomes"] = tuple({} for _ in self.group_inputs)
         state["shared"] = None  # linked again by the rule set (CompiledRuleSet.__setstate__)
-        state["selections"] = {}
-        state["group_entries"] = {}
         state["wanted_cache"] = {}
         return state
 
-    def wanted_for(self, run: set[int]) -> dict[str, frozenset[str] | None]:
+    def inputs(self, doc: Mapping[str, Any]) -> tuple[list[int], int, bool]:
+        """The profile's input numbers by slot, the groups it touches (a bit mask) and whether every number
+        could be given (False: a value of a type with no memo key; its slot then reads -1, "present")."""
+        values = self._blank.copy()
+        touched = self.always_groups
+        guards = 0  # the groups whose common guard the profile sets
+        known = True
+        numbers = _NUMBERS
+        slots = self.slots
+        by_key = slots["args"]
+        for key, value in (doc.get("args") or {}).items():
+            entry = by_key.get(key)
+            if entry is not None:
+                kind = type(value)  # `freeze`, inlined for the scalars most values are
+                try:
+                    frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+                    found = numbers.get(frozen)
+                    values[entry[0]] = found if found is not None else number(frozen)
+                except TypeError:
+                    values[entry[0]] = -1
+                    known = False
+                touched |= entry[1]
+                guards |= entry[2]
+        by_key = slots["env"]
+        if by_key:
+            for key, value in (doc.get("env") or {}).items():
+                entry = by_key.get(key)
+                if entry is not None:
+                    try:
+                        values[entry[0]] = number(freeze(value))
+                    except TypeError:
+                        values[entry[0]] = -1
+                        known = False
+                    touched |= entry[1]
+                    guards |= entry[2]
+        model = doc.get("model") or {}
+        config = model.get("config")
+        by_key = slots["model"]
+        if by_key:
+            for key, value in model.items():
+                entry = by_key.get(key)
+                if entry is not None and value is not None:
+                    try:
+                        values[entry[0]] = number(
+                            A_MAPPING if key == "config" and isinstance(value, Mapping) else freeze(value)
+                        )
+                    except TypeError:
+                        values[entry[0]] = -1
+                        known = False
+                    touched |= entry[1]
+                    guards |= entry[2]
+        by_key = slots["model.config"]
+        if by_key and isinstance(config, Mapping):
+            for key, value in config.items():
+                entry = by_key.get(key)
+                if entry is not None:
+                    try:
+                        values[entry[0]] = number(freeze(value))
+                    except TypeError:
+                        values[entry[0]] = -1
+                        known = False
+                    touched |= entry[1]
+                    guards |= entry[2]
+        by_key = slots["hardware"]
+        if by_key:
+            for key, value in (doc.get("hardware") or {}).items():
+                entry = by_key.get(key)
+                if entry is not None and value is not None:
+                    try:
+                        values[entry[0]] = number(freeze(value))
+                    except TypeError:
+                        values[entry[0]] = -1
+                        known = False
+                    touched |= entry[1]
+                    guards |= entry[2]
+        for root, slot in self.whole:
+            try:
+                values[slot] = _whole_number(doc, root)
+            except TypeError:
+                values[slot] = -1
+                known = False
+        return values, touched & (guards | ~self.guarded), known
+
+    def runs(self, position: int, values: list[int]) -> bool | None:
+        """Whether the rule at ``position`` runs for a profile of these input numbers: True; False if it
+        keeps its empty-profile outcome (it reads nothing the profile sets); None if one of its `has(...)`
+        guards fails (no finding)."""
+        plain, config_keys = self.guard_slots[position]
+        for slot in plain:
+            if not values[slot]:
+                return None
+        if config_keys and values[self.config_slot]:
+            for slot in config_keys:
+                if not values[slot]:
+                    return None
+        triggers = self.trigger_slots[position]
+        return triggers is None or any(values[slot] for slot in triggers)
+
+    def wanted_for(self, run: Iterable[int]) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read: only those are converted into CEL values (``kind`` too is
         left out when none of them can read it)."""
+        run = tuple(run)
         found: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
         read_items = self.read_items
         for position in run:
@@ -827,107 +901,11 @@ class _ReleasePlan:
         wanted["kind"] = None if any(reads_kind[position] for position in run) else frozenset()
         return wanted
 
-    def guard_fails(self, position: int, present: Mapping[str, set[str]]) -> bool:
-        return any(_guard_fails(root, key, present) for root, key in self.required[position])
-
-    def select(self, doc: Mapping[str, Any]) -> _Selection:
-        """The rules to run for this profile, in rule order, and the baseline findings that stand (a rule that
-        does not run keeps its empty-profile outcome, unless its `has(...)` guard is absent: without a model
-        config `has(model.config.k)` is "could not verify"; with one, it is false).
-
-        Depends only on which relevant keys the profile sets (its signature, one bit per key), so it is
-        computed once per such set."""
-        bits = self.bits
-        signature = 0
-        run_mask = self.always_mask
-        # The keys `_present_keys` gives, read straight from the document.
-        by_key = bits["args"]
-        for key in doc.get("args") or ():
-            entry = by_key.get(key)
-            if entry is not None:
-                signature |= entry[0]
-                run_mask |= entry[1]
-        by_key = bits["env"]
-        for key in doc.get("env") or ():
-            entry = by_key.get(key)
-            if entry is not None:
-                signature |= entry[0]
-                run_mask |= entry[1]
-        model = doc.get("model") or {}
-        by_key = bits["model"]
-        for key, value in model.items():
-            if value is not None:
-                entry = by_key.get(key)
-                if entry is not None:
-                    signature |= entry[0]
-                    run_mask |= entry[1]
-        config = model.get("config")
-        if isinstance(config, Mapping):
-            by_key = bits["model.config"]
-            for key in config:
-                entry = by_key.get(key)
-                if entry is not None:
-                    signature |= entry[0]
-                    run_mask |= entry[1]
-        by_key = bits["hardware"]
-        for key, value in (doc.get("hardware") or {}).items():
-            if value is not None:
-                entry = by_key.get(key)
-                if entry is not None:
-                    signature |= entry[0]
-                    run_mask |= entry[1]
-        selection = self.selections.get(signature)
-        if selection is None:
-            selection = self._selection(run_mask, signature)
-            if len(self.selections) >= LIMIT:
-                self.selections.clear()
-            self.selections[signature] = selection
-        return selection
-
-    def _selection(self, run_mask: int, signature: int) -> _Selection:
-        # The rules triggered (``run_mask``) less those whose `has(...)` guard is absent, in rule order.
-        guards = self.guards[1 if signature & self.config_bit else 0]
-        absent = ~signature
-        group_of = self.group_of
-        run: list[int] = []
-        by_group: dict[int, list[int]] = {}
-        while run_mask:
-            low = run_mask & -run_mask
-            position = low.bit_length() - 1
-            run_mask ^= low
-            if not guards[position] & absent:
-                run.append(position)
-                positions = by_group.get(group_of[position])
-                if positions is None:
-                    by_group[group_of[position]] = [position]
-                else:
-                    positions.append(position)
-        standing: tuple[tuple[int, Finding], ...] = ()
-        if self.baseline:
-            ran = set(run)
-            standing = tuple(
-                (position, finding)
-                for position, finding in self.baseline
-                if position not in ran and not guards[position] & absent
-            )
-        entries = self.group_entries
-        ids = self.ids
-        groups = []
-        for group, positions in by_group.items():
-            key = (group, *positions)
-            entry = entries.get(key)
-            if entry is None:
-                if len(entries) >= LIMIT:
-                    entries.clear()
-                entry = entries[key] = (group, tuple(positions), tuple(ids[p] for p in positions))
-            groups.append(entry)
-        return tuple(run), standing, tuple(groups)
-
     def wanted_of(self, run: tuple[int, ...]) -> tuple[dict[str, frozenset[str] | None], dict[str, Any]]:
         """What the rules at these positions read, and the release's defaults of the arguments among it."""
         found = self.wanted_cache.get(run)
         if found is None:
-            wanted = self.wanted_for(set(run))
+            wanted = self.wanted_for(run)
             effective = wanted["effective"]
             defaults = self.defaults if effective is None else {k: self.defaults.get(k) for k in effective}
             found = (wanted, defaults)
@@ -935,6 +913,16 @@ class _ReleasePlan:
                 self.wanted_cache.clear()
             self.wanted_cache[run] = found
         return found
+
+
+def _whole_number(doc: Mapping[str, Any], root: str) -> int:
+    """The number of one of the profile's maps as a whole (``ABSENT_NUMBER`` for no model config)."""
+    if root == "model.config":
+        config = (doc.get("model") or {}).get("config")
+        return ABSENT_NUMBER if config is None else number(freeze(config))
+    if root in ("model", "hardware"):
+        return number(freeze({k: v for k, v in (doc.get(root) or {}).items() if v is not None}))
+    return number(freeze(doc.get(root) or {}))
 
 
 @dataclass
@@ -1040,10 +1028,10 @@ class CompiledRuleSet:
         """The rule findings of one profile document, errors first, then in rule order.
 
         Only the rules that read something the profile sets run, on a context holding only what they read;
-        the others' outcome is the one computed once on the release's empty profile, and a rule whose inputs
-        (the values it reads) recur gives the outcome it gave them before (``memo=False``: always run it).
-        ``plain=True`` runs every rule on the whole document instead: the reference the optimised evaluation
-        must equal.
+        the others' outcome is the one computed once on the release's empty profile, and a group of rules
+        whose inputs (the values they read) recur gives the outcome it gave them before (``memo=False``:
+        always run them). ``plain=True`` runs every rule on the whole document instead: the reference the
+        optimised evaluation must equal.
         """
         waived_ids = frozenset(waived)
         version = str((doc.get("vllm") or {}).get("version") or "")
@@ -1051,57 +1039,80 @@ class CompiledRuleSet:
         plan = self._plan(version, kind, catalog)
         if plain:
             return self._evaluate_plain(doc, plan, waived_ids, version)
-        run, standing, run_groups = plan.select(doc)
-        found: list[tuple[int, Finding]] = [
-            (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
-            for position, finding in standing
-        ]
-        if run:
-            # A rule's outcome is a function of the profile values it reads: reuse it when they recur.
-            values = None
-            if memo:
-                try:
-                    values = _InputValues(doc, plan.absent)
-                except TypeError:  # a value of a type with no memo key: run every rule
-                    values = None
-            # Rules with the same inputs share one memo entry: one key and one look-up per group.
-            misses: list[tuple[int, tuple[int, ...], Any]] = []
-            memo_keys, outcomes = plan.memo_keys, plan.outcomes
-            for group, positions, ids in run_groups:
-                try:
-                    key = (memo_keys[group](values), ids) if values is not None else None
-                except TypeError:
-                    key = None
-                # .get, not `in` then [ ]: another thread may start a full table over in between
-                known = outcomes[group].get(key) if key is not None else None
-                if known is not None:
-                    for offset, finding in known:
-                        if finding.rule in waived_ids:
-                            finding = replace(finding, waived=True)
-                        found.append((positions[offset], finding))
-                else:
-                    misses.append((group, positions, key))
-            if misses:
-                wanted, defaults = plan.wanted_of(tuple(p for _, positions, _ in misses for p in positions))
-                variables = build_context(doc, defaults, wanted, plan.values)
-                cel_context = cel.Context(variables=variables)
-                rules = plan.rules
-                for group, positions, key in misses:
-                    fired = []
-                    for offset, position in enumerate(positions):
-                        finding = _run(rules[position].rule, cel_context, frozenset(), variables)
-                        if finding is not None:
-                            fired.append((offset, finding))
-                    if key is not None:
-                        table = outcomes[group]
-                        if len(table) >= LIMIT:
-                            table.clear()
-                        table[key] = tuple(fired)
-                    for offset, finding in fired:
-                        if finding.rule in waived_ids:
-                            finding = replace(finding, waived=True)
-                        found.append((positions[offset], finding))
+        values, touched, known = plan.inputs(doc)
+        memo = memo and known
+        found: list[tuple[int, Finding]] = []
+        group_positions = plan.group_positions
+        if plan.untouched_mask & ~touched:
+            for group, standing in plan.untouched:
+                if not touched >> group & 1:
+                    positions = group_positions[group]
+                    found.extend((positions[offset], finding) for offset, finding in standing)
+        # A group's outcome is a function of the profile values its rules read: reuse it when they recur
+        # (.get, not `in` then [ ]: another thread may start a full table over in between).
+        misses: list[tuple[int, Any]] = []
+        keys, outcomes = plan.keys, plan.outcomes
+        while touched:
+            low = touched & -touched
+            group = low.bit_length() - 1
+            touched ^= low
+            key = keys[group](values) if memo else None
+            outcome = outcomes[group].get(key) if memo else None
+            if outcome is None:
+                misses.append((group, key))
+            elif outcome:
+                positions = group_positions[group]
+                found.extend((positions[offset], finding) for offset, finding in outcome)
+        if misses:
+            self._run_groups(doc, plan, values, misses, found)
+        if waived_ids:
+            found = [
+                (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
+                for position, finding in found
+            ]
         return self._verdict(version, found)
+
+    @staticmethod
+    def _run_groups(
+        doc: Mapping[str, Any],
+        plan: _ReleasePlan,
+        values: list[int],
+        misses: list[tuple[int, Any]],
+        found: list[tuple[int, Finding]],
+    ) -> None:
+        """The outcomes of the groups no memoised outcome gave (``misses``: (group, memo key or None)): the
+        rules that run on one context holding what they read, the others' baseline unless a guard fails."""
+        group_positions, rules, runs = plan.group_positions, plan.rules, plan.runs
+        decided = []
+        running: list[int] = []
+        for group, key in misses:
+            verdicts = tuple(runs(position, values) for position in group_positions[group])
+            decided.append((group, key, verdicts))
+            running.extend(p for p, r in zip(group_positions[group], verdicts, strict=True) if r)
+        cel_context = variables = None
+        if running:
+            wanted, defaults = plan.wanted_of(tuple(running))
+            variables = build_context(doc, defaults, wanted, plan.values)
+            cel_context = cel.Context(variables=variables)
+        no_waiver: frozenset[str] = frozenset()
+        for group, key, verdicts in decided:
+            positions = group_positions[group]
+            outcome = []
+            for offset, (position, runs_here) in enumerate(zip(positions, verdicts, strict=True)):
+                if runs_here:
+                    finding = _run(rules[position].rule, cel_context, no_waiver, variables)  # type: ignore[arg-type]
+                elif runs_here is False:
+                    finding = rules[position].baseline
+                else:
+                    finding = None
+                if finding is not None:
+                    outcome.append((offset, finding))
+                    found.append((position, finding))
+            if key is not None:
+                table = plan.outcomes[group]
+                if len(table) >= LIMIT:
+                    table.clear()
+                table[key] = tuple(outcome)
 
     def _evaluate_plain(
         self, doc: Mapping[str, Any], plan: _ReleasePlan, waived_ids: frozenset[str], version: str
