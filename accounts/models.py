@@ -7,6 +7,9 @@ class ApiToken(models.Model):
 
     ``Authorization: Token KEY`` finds the row by ``digest`` (unique index): one query per request."""
 
+    # Not stored: what a view asked to read with the token in that query (``selectors.token_by_digest``).
+    prefetched: tuple = ()
+
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100)
     prefix = models.CharField(max_length=12, help_text="The key's first characters, to recognise it.")

@@ -102,9 +102,10 @@ def token_revoke(*, actor, token: ApiToken) -> ApiToken:
     return token
 
 
-def token_authenticate(key: str) -> ApiToken | None:
-    """The live token of ``key`` with its user (one indexed query), or None: unknown, revoked or expired."""
-    token = token_by_digest(key_digest(key))
+def token_authenticate(key: str, *, extra: tuple[str, ...] = ()) -> ApiToken | None:
+    """The live token of ``key`` with its user (one indexed query), or None: unknown, revoked or expired.
+    ``extra``: scalar subqueries read in the same query (``token.prefetched``; see ``token_by_digest``)."""
+    token = token_by_digest(key_digest(key), extra=extra)
     now = timezone.now()
     if token is None or token.revoked_at is not None or (token.expires_at and token.expires_at <= now):
         return None

@@ -94,6 +94,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # The same backend, with the health check done by the request's first read instead of a `SELECT 1`
     # round trip before it (config/db/postgresql/base.py).
     DATABASES["default"]["ENGINE"] = "config.db.postgresql"
+# The few statements every API request sends (its token, the reference stamp) are prepared once per kept
+# connection on PostgreSQL (config/db/postgresql). false: behind a transaction-pooling PgBouncer older than
+# 1.21, which cannot keep prepared statements.
+DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one SQLite file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20

@@ -590,11 +590,14 @@ def team_add_member_by_username(*, actor, team: Team, username: str, role: str, 
     return team_add_member(actor=actor, team=team, user=user, role=role, watch=watch)
 
 
-def profile_dry_run(*, data: ProfileInput, fetch_models: bool = True, team: Team | None = None) -> Verdict:
+def profile_dry_run(
+    *, data: ProfileInput, fetch_models: bool = True, team: Team | None = None, stamp: tuple | None = None
+) -> Verdict:
     """Validate a profile without storing it (POST /api/v1/validate/, `manage.py lint`, the form's live
-    findings, which pass ``fetch_models=False`` so typing never waits for the Hub)."""
+    findings, which pass ``fetch_models=False`` so typing never waits for the Hub). ``stamp``: the
+    reference stamp as the request read it already (with its API token), saving that query."""
     profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
-    with reference_pinned():  # one query for the release, the fleet and the rule set
+    with reference_pinned(stamp):  # one query (or none) for the release, the fleet and the rule set
         _apply_input(profile, data, fetch_models=fetch_models)
         verdict, _ = profile_check(profile)
     return verdict

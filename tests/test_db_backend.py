@@ -98,3 +98,52 @@ def test_a_healthy_kept_connection_sends_only_the_request_s_own_statements(kept_
     assert len(sent) == 1, sent
     assert "pg_backend_pid" in sent[0]
     assert "SELECT 1" not in "".join(sent)
+
+
+def _sent(statement) -> list[str]:
+    """The frontend messages (Query, Parse, Bind, ...) that running ``statement()`` puts on the wire."""
+    with tempfile.TemporaryFile() as trace:
+        raw = connections["default"].connection
+        raw.pgconn.trace(trace.fileno())
+        try:
+            statement()
+        finally:
+            raw.pgconn.untrace()
+        trace.seek(0)
+        return [line.split("\t")[3] for line in trace.read().decode().splitlines() if "\tF\t" in line]
+
+
+def _prepared_read():
+    with connection.prepared_cursor() as cursor:
+        cursor.execute("SELECT %s::int + 1", [41])
+        assert cursor.fetchone() == (42,)
+
+
+def test_a_prepared_statement_is_parsed_once_per_connection(kept_connection):
+    _backend_pid()
+    _new_request()
+    first = _sent(_prepared_read)
+    _new_request()
+    again = _sent(_prepared_read)
+    assert "Parse" in first, first  # planned by PostgreSQL once ...
+    assert "Parse" not in again and "Bind" in again, again  # ... then only bound and executed
+
+
+def test_a_prepared_read_on_a_connection_broken_between_requests_is_answered(kept_connection):
+    pid = _backend_pid()
+    _new_request()
+    _prepared_read()
+    _new_request()
+    _kill(pid)
+    _new_request()
+    _prepared_read()  # the request's first read found the connection broken: sent again on a new one
+    assert _backend_pid() != pid
+    _new_request()
+    _prepared_read()  # and prepared again on the new connection
+
+
+def test_prepared_statements_can_be_turned_off(kept_connection, settings):
+    settings.DB_PREPARED_STATEMENTS = False
+    _backend_pid()
+    _new_request()
+    assert "Parse" not in _sent(_prepared_read)

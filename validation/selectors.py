@@ -136,7 +136,7 @@ def reference_part(name: str) -> Any:
     return pinned.part(name) if pinned is not None else None
 
 
-def _stamp_sql() -> str:
+def _stamp_columns() -> tuple[str, ...]:
     fleet, ruleset, release = (m._meta.db_table for m in (FleetSettings, RuleSet, VllmRelease))
     row = "id || ':' || version || ':' || catalog_sha256"
     if connection.vendor == "postgresql":
@@ -144,34 +144,48 @@ def _stamp_sql() -> str:
     else:
         releases = f"SELECT group_concat({row}, ',') FROM (SELECT * FROM {release} ORDER BY id)"
     current = f"FROM {ruleset} WHERE status = 'published' ORDER BY number DESC LIMIT 1"
-    parts = "".join(f", ({sql(connection.vendor)})" for sql in _stamp_parts.values())
     return (
-        f"SELECT (SELECT default_release_id FROM {fleet} ORDER BY id LIMIT 1), "
-        f"(SELECT id {current}), (SELECT updated_at {current}), ({releases}){parts}"
+        f"SELECT default_release_id FROM {fleet} ORDER BY id LIMIT 1",
+        f"SELECT id {current}",
+        f"SELECT updated_at {current}",
+        releases,
+        *(sql(connection.vendor) for sql in _stamp_parts.values()),
     )
 
 
-_stamp_sql_built: dict[tuple[str, int], str] = {}
+_stamp_built: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
+def reference_stamp_columns() -> tuple[str, ...]:
+    """The stamp as scalar subqueries (no parameters), to be read in another statement that every request
+    sends anyway (the API token's: ``accounts.selectors.token_by_digest``'s ``extra``), their values given
+    to :func:`reference_pinned` as ``stamp``: one round trip fewer."""
+    key = (connection.vendor, len(_stamp_parts))
+    columns = _stamp_built.get(key)
+    if columns is None:
+        columns = _stamp_built[key] = _stamp_columns()
+    return columns
 
 
 def reference_stamp() -> tuple:
     """What the reference data is now, in one query: changes whenever any of it does."""
-    key = (connection.vendor, len(_stamp_parts))
-    sql = _stamp_sql_built.get(key)
-    if sql is None:
-        sql = _stamp_sql_built[key] = _stamp_sql()
-    with connection.cursor() as cursor:
+    columns = reference_stamp_columns()
+    sql = "SELECT " + ", ".join(f"({column})" for column in columns)
+    # Only the PostgreSQL backend of config/db has prepared statements; any other backend's plain cursor.
+    with getattr(connection, "prepared_cursor", connection.cursor)() as cursor:
         cursor.execute(sql)
         return tuple(cursor.fetchone())
 
 
-def reference() -> Reference:
-    """The reference data as the database has it now (the pinned one inside :func:`reference_pinned`)."""
+def reference(stamp: tuple | None = None) -> Reference:
+    """The reference data as the database has it now (the pinned one inside :func:`reference_pinned`).
+    ``stamp``: the stamp as this request already read it (:func:`reference_stamp_columns`)."""
     global _reference
     pinned = _pinned.get()
     if pinned is not None:
         return pinned
-    stamp = reference_stamp()
+    if stamp is None or len(stamp) != _BASE_PARTS + len(_stamp_parts):
+        stamp = reference_stamp()
     current = _reference
     if current is None or current.stamp != stamp:
         # Loaded after the stamp was read: at worst newer than it, and then reloaded by the next request.
@@ -185,15 +199,15 @@ def reference() -> Reference:
 
 
 @contextmanager
-def reference_pinned() -> Iterator[Reference]:
+def reference_pinned(stamp: tuple | None = None) -> Iterator[Reference]:
     """Within this block, :func:`release_get`, :func:`fleet_release`, :func:`ruleset_current` and the
-    catalogs answer from one :func:`reference` (one query for all). For reads: a block that changes a
-    release, the fleet or the rule set must not be pinned."""
+    catalogs answer from one :func:`reference` (one query for all; none with a ``stamp`` this request has
+    read already). For reads: a block that changes a release, the fleet or the rule set must not be pinned."""
     pinned = _pinned.get()
     if pinned is not None:
         yield pinned
         return
-    token = _pinned.set(reference())
+    token = _pinned.set(reference(stamp))
     try:
         yield _pinned.get()
     finally:

@@ -14,7 +14,9 @@ import json
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
 
+from accounts.services import token_create
 from hub.models import ModelConfig
 from hub.services import model_config_upload
 from validation.models import RuleSet
@@ -179,6 +181,44 @@ def test_a_validation_reads_the_reference_data_in_one_query(api, staff):
     assert document["valid"]
     # force_authenticate: no token lookup; the one query is the stamp of releases, fleet, rule set, configs
     assert len(queries) == 1, [q["sql"][:120] for q in queries]
+
+
+def _token_client(user) -> APIClient:
+    _, key = token_create(actor=None, user=user, name="ci")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_validation_by_api_token_reads_token_and_reference_data_in_one_query(staff):
+    model_config_upload(actor=staff, repo="meta-llama/Llama-3.1-8B-Instruct", config=LLAMA)
+    client = _token_client(staff)
+    command = "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2 --max-model-len 32768"
+    validate(client, command)  # the token's last use is recorded (a write) at most once a minute
+    with CaptureQueriesContext(connection) as queries:
+        document = validate(client, command)
+    assert document["valid"]
+    # The stamp of releases, fleet, rule set and configs comes with the token, in the same statement.
+    assert len(queries) == 1, [q["sql"][:120] for q in queries]
+    assert "digest" in queries[0]["sql"] and "validation_ruleset" in queries[0]["sql"]
+
+
+def test_changes_apply_to_the_next_validation_by_api_token(staff):
+    """The stamp read with the token is the database's as of that request, exactly as one read apart."""
+    client = _token_client(staff)
+    command = "vllm serve org/model --enforce-eager"
+    assert "org-no-enforce-eager" not in rule_ids(validate(client, command))
+    publish(staff, EAGER_RULE)
+    assert "org-no-enforce-eager" in rule_ids(validate(client, command))
+    fleet_set_release(release=release_get("0.31.0"), actor=staff)
+    assert validate(client, command, version=None)["vllm_version"] == "0.31.0"
+    model_config_upload(actor=staff, repo="meta-llama/Llama-3.1-8B-Instruct", config=LLAMA)
+    llama = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 32768"
+    assert "max-model-len-above-derived" not in rule_ids(validate(client, llama))
+    ModelConfig.objects.filter(repo="meta-llama/Llama-3.1-8B-Instruct").update(
+        config={**LLAMA, "max_position_embeddings": 8192}
+    )
+    assert "max-model-len-above-derived" in rule_ids(validate(client, llama))
 
 
 def _catalog(version: str) -> dict:
