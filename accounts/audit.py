@@ -19,7 +19,14 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, cls=DjangoJSONEncoder, default=str))
 
 
-def audit_record(
+def audit_record(**entry: Any) -> AuditEvent:
+    """Record one change (see :func:`audit_event` for the arguments)."""
+    event = audit_event(**entry)
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(
     *,
     actor,
     action: str,
@@ -30,10 +37,11 @@ def audit_record(
     before: Any = None,
     after: Any = None,
 ) -> AuditEvent:
-    """Record one change. ``actor`` None is the system (a worker, beat, migrate); ``team`` a Team or None."""
+    """The unsaved entry of one change, to be saved with it (:func:`audit_record`, or in the statement that
+    inserts the object). ``actor`` None is the system (a worker, beat, migrate); ``team`` a Team or None."""
     origin = current_origin()
     user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-    return AuditEvent.objects.create(
+    return AuditEvent(
         actor=user,
         actor_name=user.get_username() if user is not None else "",
         via=origin.via,

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from accounts import permissions
-from accounts.audit import audit_record
+from accounts.audit import audit_event, audit_record
 from hub import services as hub_services
 from validation.engine import parse as engine_parse
 from validation.engine import render as engine_render
@@ -32,9 +32,10 @@ from validation.services.verdicts import (
     profile_check,
     profile_document,
     verdict_record,
-    verdict_summary,
+    verdict_rows_new,
 )
 
+from .inserts import Child, insert_together
 from .models import Profile, ProfileRevision, Team, TeamMembership
 
 EDITOR_ROLES = permissions.EDITOR_ROLES
@@ -252,11 +253,44 @@ def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, V
         if not verdict.valid:
             raise ProfileInvalid(verdict)
         try:
-            with transaction.atomic():
-                _store(profile, actor=actor, verdict=verdict, release=release, cause="created", new=True)
+            _store_new(profile, actor=actor, verdict=verdict, release=release)
         except IntegrityError as exc:
             raise _name_taken(profile) from exc
     return profile, verdict
+
+
+JSON_FIELDS = ("model_config", "engine_args", "env", "hardware", "source", "parse_notes")
+
+
+def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease) -> None:
+    """Insert a new profile with its first revision, its audit entry and its verdict (check row, rule index,
+    first history entry): the rows :func:`_store` writes for an edit, in one statement (its own transaction,
+    or a savepoint of the caller's). Afterwards ``profile`` holds its JSON fields and ``profile.verdict``
+    its findings as a later read gives them, so the API answers with the profile without reading it back."""
+    rows = verdict_rows_new(profile=profile, verdict=verdict, release=release, cause="created", actor=actor)
+    after = profile_snapshot(profile)
+    revision = ProfileRevision(profile=profile, revision=profile.revision, data=after, author=actor)
+    entry = audit_event(
+        actor=actor,
+        action="profile.create",
+        object_type="profile",
+        object_repr=f"{profile.team.slug}/{profile.name}",
+        team=profile.team,
+        before=None,
+        after={**after, "revision": profile.revision},
+    )
+    check, record, *others = rows
+    insert_together(
+        profile,
+        [
+            Child(revision, "profile"),
+            Child(entry, "object_id"),
+            Child(check, "verdict"),
+            Child(record, "profile", returning=["findings"]),
+            *(Child(row, "profile") for row in others),
+        ],
+        returning=JSON_FIELDS,
+    )
 
 
 def _store(
@@ -268,14 +302,10 @@ def _store(
     cause: str,
     detail: str = "",
     before: dict[str, Any] | None = None,
-    new: bool = False,
 ):
     """Save a profile with its revision's snapshot, its verdict and its audit entry (``before``: the snapshot
-    before an edit, None for a new profile), in the caller's transaction; returns the history entry, if the
-    verdict changed. ``new``: the profile is inserted now (it has no verdict yet)."""
-    if new:
-        for name, value in verdict_summary(verdict).items():
-            setattr(profile, name, value)
+    before an edit, None for a profile synced from Git for the first time), in the caller's transaction;
+    returns the history entry, if the verdict changed."""
     profile.save()
     after = profile_snapshot(profile)
     ProfileRevision.objects.create(profile=profile, revision=profile.revision, data=after, author=actor)
@@ -297,7 +327,6 @@ def _store(
         cause=cause,
         cause_detail=detail,
         actor=actor,
-        new_profile=new,
     )
 
 

@@ -128,6 +128,13 @@ class ProfileViewSet(viewsets.ModelViewSet):
         data = self._data(profile)
         return Response(data, status=code, headers={"ETag": etag_of(data)})
 
+    def _created(self, profile):
+        """201 with the profile just created, shown from the objects its save wrote, which hold what a later
+        GET reads (the save read its JSON fields and findings back as stored): the same body and ETag,
+        without reading the profile again."""
+        data = ProfileSerializer(profile, context=self.get_serializer_context()).data
+        return Response(data, status=status.HTTP_201_CREATED, headers={"ETag": etag_of(data)})
+
     def retrieve(self, request, *args, **kwargs):
         return conditional(request, self._data(self.get_object()))
 
@@ -150,7 +157,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
         profile, _ = services.profile_create(
             actor=request.user, team=team, data=services.ProfileInput.from_mapping(data)
         )
-        return self._output(profile, status.HTTP_201_CREATED)
+        return self._created(profile)
 
     @extend_schema(
         request=ProfileWriteSerializer,
@@ -248,7 +255,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
         profile, _ = services.profile_create(
             actor=request.user, team=team, data=services.ProfileInput.from_mapping(data)
         )
-        return self._output(profile, status.HTTP_201_CREATED)
+        return self._created(profile)
 
     @extend_schema(
         request=ManifestImportSerializer,

@@ -302,6 +302,52 @@ def checked_record(profile_id: int, *, ruleset: RuleSet | None, release: VllmRel
     )
 
 
+def verdict_rows_new(
+    *,
+    profile,
+    verdict: Verdict,
+    release: VllmRelease,
+    cause: str,
+    cause_detail: str = "",
+    actor=None,
+) -> list:
+    """The unsaved rows that record the first verdict of a new ``profile``, for its owner to insert with the
+    profile (one statement, ``profiles.inserts``): its check row, the verdict, its rule index and its first
+    history entry, each pointing at ``profile`` (whose key the insert fills in). The same rows
+    :func:`verdict_record` writes for a profile that has no verdict yet; the profile gets its summary."""
+    ruleset = ruleset_numbered(verdict.ruleset) if verdict.ruleset else None
+    active = [f for f in verdict.findings if f.is_active]
+    findings = [f.as_dict() for f in verdict.findings]
+    summary = verdict_summary(verdict)
+    for name, value in summary.items():
+        setattr(profile, name, value)
+    record = VerdictRecord(
+        profile=profile,
+        **summary,
+        findings=findings,
+        findings_sha256=findings_digest(findings),
+        rule_ids=sorted({f.rule for f in active}),
+        profile_revision=profile.revision,
+    )
+    check = _check_row(None, ruleset=ruleset, release=release, at=None)
+    rules = [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in record.rule_ids]
+    change = VerdictChange(
+        profile=profile,
+        from_state="",
+        to_state=verdict.state,
+        cause=cause,
+        cause_detail=cause_detail,
+        ruleset=ruleset,
+        release=release,
+        profile_revision=profile.revision,
+        appeared=list({(f.rule, f.message): f.as_dict() for f in active}.values()),
+        disappeared=[],
+        recheck=None,
+        actor=actor,
+    )
+    return [check, record, *rules, change]
+
+
 def verdict_record(
     *,
     profile,
@@ -312,17 +358,13 @@ def verdict_record(
     cause_detail: str = "",
     actor=None,
     recheck=None,
-    new_profile: bool = False,
 ) -> VerdictChange | None:
     """Store a profile's current verdict; record a history entry if its state or findings changed.
-
-    ``new_profile``: the profile was inserted in this transaction with :func:`verdict_summary` of ``verdict``
-    on it, so it has no stored verdict and no rule index yet, and its summary is right already (a save of a
-    new profile then writes its verdict, rules and history entry, and reads nothing)."""
+    (A new profile's first verdict is inserted with the profile: :func:`verdict_rows_new`.)"""
     ruleset = ruleset_numbered(ruleset_number) if ruleset_number else None
     active = [f for f in verdict.findings if f.is_active]
     new_ids = sorted({f.rule for f in active})
-    previous = None if new_profile else VerdictRecord.objects.filter(profile=profile).first()
+    previous = VerdictRecord.objects.filter(profile=profile).first()
     old_state = previous.state if previous else ""
     old_findings = {(f["rule"], f["message"]): f for f in (previous.findings if previous else [])}
     new_findings = {(f.rule, f.message): f.as_dict() for f in active}
@@ -336,20 +378,15 @@ def verdict_record(
     }
     # The narrow row first: a re-check batch holds it while it writes the verdict (one lock order).
     checked_record(profile.pk, ruleset=ruleset, release=release)
-    if new_profile:
-        VerdictRecord.objects.create(profile=profile, **values)
-    else:
-        VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
+    VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
     if previous is None or sorted(previous.rule_ids) != new_ids:
-        if not new_profile:
-            VerdictRule.objects.filter(profile=profile).exclude(rule_id__in=new_ids).delete()
+        VerdictRule.objects.filter(profile=profile).exclude(rule_id__in=new_ids).delete()
         if new_ids:
             VerdictRule.objects.bulk_create(
                 [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in new_ids], ignore_conflicts=True
             )
     summary = verdict_summary(verdict)
-    if not new_profile:
-        type(profile).objects.filter(pk=profile.pk).update(**summary)
+    type(profile).objects.filter(pk=profile.pk).update(**summary)
     for name, value in summary.items():
         setattr(profile, name, value)
     old_active = {k: v for k, v in old_findings.items() if Finding.active_in(v)}
