@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
+from functools import cache
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -22,6 +23,40 @@ LIST_JOINS = ("team", "owner", "vllm_release")
 # Up to this many matching profiles, a page is cut from the matches sorted (found through the filters'
 # indexes) rather than by walking an ordering's index past the rows that do not match (see profiles_page).
 SORT_MATCHES_UP_TO = 2000
+
+
+@cache
+def _team_query() -> tuple[str, list[str], list[tuple]]:
+    """``SELECT team.* ... WHERE slug = %s``, written once from the model's metadata, with its columns' names
+    and the backend's converters (index, converter, column) of the values it returns: every profile created
+    through the API names its team by slug, and the ORM compiled that query anew each time (a tenth of a
+    save's CPU)."""
+    quote = connection.ops.quote_name
+    fields = list(Team._meta.concrete_fields)
+    sql = (
+        f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(Team._meta.db_table)} "
+        f"WHERE {quote(Team._meta.get_field('slug').column)} = %s"
+    )
+    converters = []
+    for index, field in enumerate(fields):
+        column = field.get_col(Team._meta.db_table)
+        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+            converters.append((index, convert, column))
+    return sql, [f.attname for f in fields], converters
+
+
+def team_by_slug(slug: str) -> Team | None:
+    """The team named ``slug`` (one indexed query), or None."""
+    sql, names, converters = _team_query()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [slug])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for index, convert, column in converters:
+        values[index] = convert(values[index], column, connection)
+    return Team.from_db(connection.alias, names, values)
 
 
 def teams_visible_to(user) -> QuerySet[Team]:

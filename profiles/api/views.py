@@ -150,7 +150,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
         team_slug = data.pop("team", None)
         if not team_slug:
             return Response({"team": ["a profile needs a team (its slug)"]}, status=400)
-        team = Team.objects.filter(slug=team_slug).first()
+        team = selectors.team_by_slug(team_slug)
         if team is None:
             return Response({"team": [f"no team with slug {team_slug!r}"]}, status=400)
         data.pop("revision", None)
