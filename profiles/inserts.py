@@ -7,19 +7,21 @@ statement and a round trip apiece, plus ``BEGIN`` and ``COMMIT``: most of a save
 from it (on PostgreSQL; elsewhere, as on the embedded SQLite, one ``save()`` per row). Outside a
 transaction the statement is its own transaction (all rows or none, committed as durably as any other);
 inside one (``atomic``) it runs in a savepoint, as ``atomic()`` around several saves would. Values are
-prepared exactly as ``Model.save()`` prepares them (``pre_save``: ``auto_now`` fields;
-``get_db_prep_save``; the field's placeholder), so the rows are those the ORM would have written.
+prepared as ``Model.save()`` prepares them (``pre_save``: ``auto_now`` fields; ``get_prep_value``; a JSON
+field dumped with ``json.dumps``), so the rows are those the ORM would have written.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
 from collections.abc import Sequence
 from contextlib import nullcontext
+from functools import cache
 from itertools import groupby
-from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import JSONField, Model
 
 
 class Child:
@@ -35,6 +37,7 @@ class Child:
         self.returning = tuple(returning)
 
 
+@cache
 def _insert_fields(model) -> list:
     """The columns ``Model.save()`` inserts for a new row of ``model`` whose primary key the database
     assigns, or that is given (a one-to-one primary key)."""
@@ -42,21 +45,90 @@ def _insert_fields(model) -> list:
     return [f for f in meta.local_concrete_fields if f is not meta.auto_field and not f.generated]
 
 
-def _values_sql(obj: Model, fields, parent: dict[str, str], params: list) -> str:
-    """``(v1, v2, ...)`` of one row: the parent's key where ``parent`` names the field, else its value as
-    the ORM prepares it (appended to ``params``)."""
-    parts = []
+# The column types whose values this module sends as JSON (what the rows it inserts have); a model with any
+# other is inserted one row at a time.
+JSON_SENDABLE = {
+    "AutoField",
+    "BigAutoField",
+    "BigIntegerField",
+    "BooleanField",
+    "CharField",
+    "DateTimeField",
+    "ForeignKey",
+    "GenericIPAddressField",
+    "IntegerField",
+    "JSONField",
+    "OneToOneField",
+    "PositiveIntegerField",
+    "SlugField",
+    "TextField",
+}
+
+
+@cache
+def _sendable(model) -> bool:
+    return all(
+        f.get_internal_type() in JSON_SENDABLE and getattr(f, "encoder", None) is None
+        for f in _insert_fields(model)
+    )
+
+
+def _row(obj: Model, fields, skip: Sequence[str]) -> dict:
+    """One row as a JSON object of its columns, each value as ``Model.save()`` prepares it (``pre_save``:
+    ``auto_now`` fields; ``get_prep_value``), a JSON field's value as itself (Django dumps it with
+    ``json.dumps``, as the statement's parameter is dumped), a timestamp in ISO 8601 with its offset;
+    ``skip``: the columns the parent's key fills in."""
+    row = {}
     for field in fields:
-        if field.name in parent:
-            parts.append(parent[field.name])
+        if field.name in skip:
             continue
-        value = field.get_db_prep_save(field.pre_save(obj, add=True), connection)
-        if hasattr(field, "get_placeholder"):
-            parts.append(field.get_placeholder(value, None, connection))
-        else:
-            parts.append("%s")
-        params.append(value)
-    return "(" + ", ".join(parts) + ")"
+        value = field.get_prep_value(field.pre_save(obj, add=True))
+        if isinstance(value, datetime.date | datetime.time) and not isinstance(field, JSONField):
+            value = value.isoformat()
+        row[field.column] = value
+    return row
+
+
+@cache
+def _statement(parent_model, returning: tuple[str, ...], groups: tuple) -> tuple[str, list, list]:
+    """The statement for a parent and groups of children (model, parent fields, returning), written once per
+    shape: each row's values are one JSON parameter (``jsonb_populate_record``, which turns each value into
+    its column's type as an ``INSERT`` of that value would), so the statement's text is the same from one
+    save to the next and its parameters few. Returns it with the fields read back: the parent's, then per
+    group."""
+    quote = connection.ops.quote_name
+    meta = parent_model._meta
+    pk = meta.pk
+    table = quote(meta.db_table)
+    columns = ", ".join(quote(f.column) for f in _insert_fields(parent_model))
+    back = [meta.get_field(name) for name in returning]
+    ctes = [
+        f"p AS (INSERT INTO {table} ({columns}) SELECT {columns} "
+        f"FROM jsonb_populate_record(NULL::{table}, %s::jsonb) "
+        f"RETURNING {', '.join(quote(f.column) for f in [pk, *back])})"
+    ]
+    selected = [quote(pk.column), *(quote(f.column) for f in back)]
+    read = []
+    for number, (model, parent_fields, child_returning) in enumerate(groups):
+        child_meta = model._meta
+        child_table = quote(child_meta.db_table)
+        fields = _insert_fields(model)
+        values = [
+            f"p.{quote(pk.column)}" if f.name in parent_fields else f"r.{quote(f.column)}" for f in fields
+        ]
+        name = f"c{number}"
+        cte = (
+            f"{name} AS (INSERT INTO {child_table} ({', '.join(quote(f.column) for f in fields)}) "
+            f"SELECT {', '.join(values)} FROM p, jsonb_populate_recordset(NULL::{child_table}, %s::jsonb) r"
+        )
+        wanted = [child_meta.auto_field] if child_meta.auto_field is not None else []
+        wanted += [child_meta.get_field(n) for n in child_returning]
+        if wanted:
+            cte += f" RETURNING {', '.join(quote(f.column) for f in wanted)}"
+            selected += [f"ARRAY(SELECT {quote(f.column)} FROM {name})" for f in wanted]
+        read.append(wanted)
+        ctes.append(cte + ")")
+    return f"WITH {', '.join(ctes)} SELECT {', '.join(selected)} FROM p", back, read
 
 
 def _set_stored(obj: Model, field, value) -> None:
@@ -75,53 +147,31 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
     a child): fields read back as the database stored them (a JSON value as a later read gives it: its key
     order, its numbers), so that the caller can show the rows without reading them again.
     """
-    if connection.vendor != "postgresql":
+    models = {type(parent), *(type(c.obj) for c in children)}
+    if connection.vendor != "postgresql" or not all(_sendable(m) for m in models):
         _insert_one_by_one(parent, children, returning)
         return
-    quote = connection.ops.quote_name
-    meta = type(parent)._meta
-    pk = meta.pk
-    fields = _insert_fields(type(parent))
-    params: list[Any] = []
-    back = [meta.get_field(name) for name in returning]
-    ctes = [
-        f"p AS (INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
-        f"VALUES {_values_sql(parent, fields, {}, params)} "
-        f"RETURNING {', '.join(quote(f.column) for f in [pk, *back])})"
-    ]
-    selected = [quote(pk.column), *(quote(f.column) for f in back)]
-    key = f"(SELECT {quote(pk.column)} FROM p)"
-    read: list[tuple[list[Model], list]] = []  # the rows of each group and the fields read back, in order
     # Consecutive children of one model and shape are one multi-row INSERT, as bulk_create would send them.
-    groups = groupby(children, key=lambda c: (type(c.obj), c.parent_fields, c.returning))
-    for number, ((model, parent_fields, child_returning), group) in enumerate(groups):
-        objs = [c.obj for c in group]
-        child_meta = model._meta
-        child_fields = _insert_fields(model)
-        refs = {name: key for name in parent_fields}
-        rows = ", ".join(_values_sql(obj, child_fields, refs, params) for obj in objs)
-        name = f"c{number}"
-        cte = f"{name} AS (INSERT INTO {quote(child_meta.db_table)} "
-        cte += f"({', '.join(quote(f.column) for f in child_fields)}) VALUES {rows}"
-        wanted = [child_meta.auto_field] if child_meta.auto_field is not None else []
-        wanted += [child_meta.get_field(n) for n in child_returning]
-        if wanted:
-            cte += f" RETURNING {', '.join(quote(f.column) for f in wanted)}"
-            selected += [f"ARRAY(SELECT {quote(f.column)} FROM {name})" for f in wanted]
-            read.append((objs, wanted))
-        ctes.append(cte + ")")
-    sql = f"WITH {', '.join(ctes)} SELECT {', '.join(selected)} FROM p"
+    groups = [
+        (shape, [c.obj for c in group])
+        for shape, group in groupby(children, key=lambda c: (type(c.obj), c.parent_fields, c.returning))
+    ]
+    sql, back, read = _statement(type(parent), tuple(returning), tuple(shape for shape, _ in groups))
+    params = [json.dumps(_row(parent, _insert_fields(type(parent)), ()))]
+    for (model, parent_fields, _), objs in groups:
+        fields = _insert_fields(model)
+        params.append(json.dumps([_row(obj, fields, parent_fields) for obj in objs]))
     savepoint = transaction.atomic() if connection.in_atomic_block else nullcontext()
     with savepoint, connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = list(cursor.fetchone())
     new_key = row.pop(0)
-    setattr(parent, pk.attname, new_key)
+    setattr(parent, type(parent)._meta.pk.attname, new_key)
     for field in back:
         _set_stored(parent, field, row.pop(0))
     for child in children:
         _point_at(child, new_key)
-    for objs, wanted in read:
+    for (_, objs), wanted in zip(groups, read, strict=True):
         for field in wanted:
             for obj, value in zip(objs, row.pop(0), strict=True):
                 _set_stored(obj, field, value)
