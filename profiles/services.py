@@ -239,15 +239,19 @@ def _active_waivers(profile: Profile) -> list[str]:
     return waived_rule_ids(profile)
 
 
-def profile_create(*, actor, team: Team, data: ProfileInput) -> tuple[Profile, Verdict]:
+def profile_create(
+    *, actor, team: Team, data: ProfileInput, stamp: tuple | None = None
+) -> tuple[Profile, Verdict]:
+    """Validate and store a new profile. ``stamp``: the reference stamp as the request read it already
+    (with its API token), saving that query."""
     permissions.require(
         permissions.can_edit_team(actor, team),
         f"you may not create profiles in team {team.slug!r}",
         field="team",
     )
     profile = Profile(team=team, owner=actor, revision=1)
-    # One query for the release, the fleet and the rule set; what the save writes changes none of them.
-    with reference_pinned():
+    # One query (or none) for the release, the fleet and the rule set; what the save writes changes none.
+    with reference_pinned(stamp):
         _apply_input(profile, data)
         verdict, release = profile_check(profile)
         if not verdict.valid:

@@ -3,8 +3,11 @@ profile back: the answer is what a GET gives, the rows are those of a save, and 
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
 
 from accounts.models import AuditEvent
+from accounts.services import token_create
 from profiles.models import Profile, ProfileRevision
 from tests.conftest import SEED_COMMAND
 from validation.engine.types import Finding
@@ -117,3 +120,25 @@ def test_a_taken_name_in_autocommit_is_refused_and_writes_nothing(api, team):
         VerdictCheck.objects.count() == counts[3]
         and VerdictRule.objects.filter(profile__name="seed").exists()
     )
+
+
+@pytest.mark.django_db
+def test_a_create_by_api_token_sends_four_statements(team, user):
+    """The token with the reference stamp, the team, the editor's role in it, and the one statement that
+    writes every row (nothing is read back for the answer)."""
+    _, key = token_create(actor=None, user=user, name="ci")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    for name in ("first", "second"):  # the first stores the model's (unavailable) config: a new stamp
+        assert (
+            client.post("/api/v1/profiles/", dict(WITH_FINDINGS, name=name), format="json").status_code == 201
+        )
+    with CaptureQueriesContext(connection) as queries:
+        created = client.post("/api/v1/profiles/", WITH_FINDINGS, format="json")
+    assert created.status_code == 201, created.content
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 4, [s[:120] for s in statements]
+    assert "digest" in statements[0] and "validation_ruleset" in statements[0]
+    assert "profiles_team" in statements[1] and "profiles_teammembership" in statements[2]
+    assert statements[3].startswith("WITH")
+    assert created.json() == client.get(f"/api/v1/profiles/{created.json()['id']}/").json()
