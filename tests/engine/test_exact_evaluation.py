@@ -3,6 +3,7 @@ running rules read, ``has()`` guards) gives exactly the findings of running ever
 
 from __future__ import annotations
 
+import cel
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -399,3 +400,68 @@ def test_a_group_guarded_by_one_key_runs_only_with_that_key():
             verdict = ruleset.evaluate(doc)
             assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
             assert [f.rule for f in verdict.findings if f.severity != "info"] == fired
+
+
+def test_a_condition_for_one_release_has_its_constants_written_in():
+    """``specialise``: the release's fields and defaults become literals, an argument the profile sets still
+    wins over its default, and what is not a constant of the release is left as it is."""
+    from validation.engine.rules import specialise
+
+    effective = {"max_num_seqs": 256, "dtype": 'a"\\b', "ratio": 0.5, "spec": None, "sizes": [1, 2]}
+    vllm = {"version": "0.31.0", "major": 0, "minor": 31, "patch": 0}
+    expr = (
+        "vllm.minor >= 31 && has(effective.max_num_seqs) && effective.max_num_seqs > args.max_num_seqs"
+        ' && effective.dtype == "x" && effective.ratio < 1.0 && effective.spec == null'
+        ' && size(effective.sizes) == 2 && vllm.version.startsWith("0.3") && "vllm.minor" != env.A'
+    )
+    written = specialise(expr, effective, vllm)
+    assert "vllm." not in written.replace('"vllm.minor"', "") and "effective" not in written
+    contexts = [
+        {"args": {"max_num_seqs": 8}, "env": {"A": "1"}},
+        {"args": {"max_num_seqs": 300, "dtype": "x"}, "env": {"A": "1"}},
+        {"args": {"max_num_seqs": 8, "dtype": "x", "sizes": [1]}, "env": {"A": "1"}},
+        {"args": {"max_num_seqs": 8, "dtype": "x", "spec": {}}, "env": {"A": "1"}},
+    ]
+    for variables in contexts:
+        full = {**variables, "vllm": vllm, "effective": {**effective, **variables["args"]}}
+        assert cel.evaluate(written, variables) == cel.evaluate(expr, full)
+    # A comprehension binding a variable of that name: left as it is.
+    bound = "[1].exists(effective, effective == 1) && effective.max_num_seqs > 1"
+    assert specialise(bound, effective, vllm) == bound
+
+
+def test_the_conjuncts_of_a_condition_each_make_it_false():
+    from validation.engine.rules import conjuncts
+
+    assert list(conjuncts("a && (b && c) && (d || e)")) == [
+        (None, "a"),
+        (None, "b"),
+        (None, "c"),
+        (None, "d || e"),
+    ]
+    assert list(conjuncts("has(env.X) ? (int(env.X) != 0 && args.y) : args.z == 1 && false")) == [
+        (("env", "X", True), "int(env.X) != 0"),
+        (("env", "X", True), "args.y"),
+        (("env", "X", False), "args.z == 1"),
+        (("env", "X", False), "false"),
+    ]
+    assert list(conjuncts("has(model.config.k) ? a : b")) == [(None, "has(model.config.k) ? a : b")]
+    assert list(conjuncts("a || b && c")) == [(None, "a || b && c")]
+
+
+def test_every_condition_of_the_builtin_pack_compiles_with_its_release_constants_written_in():
+    """Release plans compile a rule's specialised condition and its conjuncts when first run: every one of
+    the built-in pack, in every shipped release, compiles."""
+    from validation.engine.messages import LazyProgram
+
+    catalogs = {p.stem: Catalog.load(p) for p in sorted(CATALOG_DIR.glob("*.json"))}
+    ruleset = compile_ruleset(load_pack(BUILTIN_PACK))
+    programs = set()
+    for version, catalog in catalogs.items():
+        for kind in ("serving", "collection"):
+            plan = ruleset._plan(version, kind, catalog)
+            programs.update(p.source for p in plan.programs if isinstance(p, LazyProgram))
+            programs.update(f[2].source for filters in plan.filters for f in filters)
+    assert len(programs) > 500
+    for source in programs:
+        cel.compile(source)

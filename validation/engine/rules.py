@@ -7,6 +7,7 @@ from a pack is ever run as Python.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from cel.stdlib import STDLIB_FUNCTIONS, add_stdlib_to_context
 from packaging.version import Version
 
 from .catalog import Catalog
-from .cel_reads import read_set
+from .cel_reads import LexError, _is_root, _key_at, read_set, tokens
 from .lazy import lazy_module
 from .memo import _NUMBERS, ABSENT_NUMBER, LIMIT, freeze, number
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
@@ -445,6 +446,135 @@ def expand_derived(expr: str, definitions: Mapping[str, str]) -> str:
     )
 
 
+# ---- a rule's condition with its release's constants written in
+
+_MACRO_NAMES = frozenset({"all", "exists", "exists_one", "map", "filter"})
+_CONSTANT_ROOTS = ("effective", "vllm")
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"'}
+
+
+def _escape(char: str) -> str:
+    return _ESCAPES.get(char) or (f"\\u{ord(char):04x}" if char < " " or char == "\x7f" else char)
+
+
+def _cel_literal(value: Any) -> str | None:
+    """CEL source for ``value`` (null, bool, int, float, string, list, string-keyed map), or None."""
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value) if -(2**63) <= value < 2**63 else None
+    if kind is float:
+        return repr(value) if math.isfinite(value) else None
+    if kind is str:
+        escaped = "".join(_escape(c) for c in value)
+        return f'"{escaped}"'
+    if kind is list:
+        items = [_cel_literal(v) for v in value]
+        return None if None in items else "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
+    if kind is dict and all(type(k) is str for k in value):
+        items = [_cel_literal(v) for v in value.values()]
+        if None in items:
+            return None
+        return "{" + ", ".join(f"{_cel_literal(k)}: {v}" for k, v in zip(value, items, strict=True)) + "}"
+    return None
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are the same CEL value (type included; a map's order aside)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is float:
+        return a.hex() == b.hex()
+    if type(a) is list:
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+_LITERALS: dict[Any, str | None] = {}  # frozen value -> its checked literal (release defaults: a few hundred)
+
+
+def _literal(value: Any) -> str | None:
+    """``_cel_literal(value)`` if CEL reads it back as ``value`` exactly, else None."""
+    try:
+        frozen = freeze(value)
+    except TypeError:
+        return None
+    if frozen in _LITERALS:
+        return _LITERALS[frozen]
+    literal = _cel_literal(value)
+    if literal is not None:
+        try:
+            if not _same_value(compile_cel(literal).execute(), value):
+                literal = None
+        except (ValueError, RuntimeError, TypeError, LookupError, ArithmeticError):
+            literal = None
+    if len(_LITERALS) >= LIMIT:
+        _LITERALS.clear()
+    _LITERALS[frozen] = literal
+    return literal
+
+
+def specialise(expr: str, effective: Mapping[str, Any], vllm: Mapping[str, Any]) -> str:
+    """``expr`` with what its release fixes written in: ``vllm.minor`` (and the other fields of ``vllm``) as
+    literals, ``has(effective.k)`` as ``true`` and ``effective.k`` as ``(has(args.k) ? args.k : DEFAULT)``
+    for every argument ``k`` whose release default is known before start-up (``effective``: the plan's
+    defaults, null for one that is not). The value is the same for every profile; a context for it then
+    holds only the arguments the profile sets, not the release's defaults (converting a map key into CEL
+    costs a microsecond or two). Returns ``expr`` itself when it binds a variable named like those maps or
+    cannot be lexed."""
+    try:
+        toks = tokens(expr)
+    except LexError:
+        return expr
+    for i in range(len(toks) - 3):
+        if toks[i][1] in _MACRO_NAMES and toks[i + 1][0] == "(" and toks[i + 2][1] in _CONSTANT_ROOTS:
+            return expr  # a comprehension binding `effective` or `vllm`: left as it is
+    constants = {"effective": effective, "vllm": vllm}
+    out: list[str] = []
+    changed = False
+    i = 0
+    while i < len(toks):
+        kind, text = toks[i]
+        if kind == "ident" and text == "has" and i + 5 < len(toks) and toks[i + 1][0] == "(":
+            root = toks[i + 2]
+            if (
+                root[0] == "ident"
+                and root[1] in constants
+                and toks[i + 3][0] == "."
+                and toks[i + 4][0] == "ident"
+                and toks[i + 5][0] == ")"
+                and toks[i + 4][1] in constants[root[1]]
+            ):
+                out.append("true")
+                changed = True
+                i += 6
+                continue
+        if kind == "ident" and text in constants and _is_root(toks, i) and (i == 0 or toks[i - 1][0] != "."):
+            key, after = _key_at(toks, i + 1)
+            values = constants[text]
+            if key is not None and key in values and key.isidentifier() and key.isascii():
+                literal = _literal(values[key])
+                if literal is not None:
+                    out.append(
+                        f"(has(args.{key}) ? args.{key} : {literal})"
+                        if text == "effective"
+                        else f"({literal})"
+                    )
+                    changed = True
+                    i = after
+                    continue
+        out.append(text)
+        i += 1
+    return " ".join(out) if changed else expr
+
+
 # The parts of a profile whose keys can be present or absent; `effective` reads count as `args` reads.
 PRESENCE_ROOTS = ("args", "env", "model", "model.config", "hardware")
 
@@ -501,6 +631,10 @@ class _PlannedRule:
     rule: CompiledRule
     triggers: dict[str, frozenset[str]] | None  # None: reads a whole map, always run
     baseline: Finding | None
+    # The rule's condition with the release's constants written in (``specialise``), and its program: what
+    # runs per profile (the message, if it fires, is rendered by the rule itself).
+    when: str = ""
+    program: Any = None
 
     def must_run(self, present: Mapping[str, set[str]]) -> bool:
         if self.triggers is None:
@@ -508,7 +642,9 @@ class _PlannedRule:
         return any(not keys.isdisjoint(present[root]) for root, keys in self.triggers.items() if keys)
 
 
-_HAS = re.compile(r"^has\(\s*(args|env|hardware|model\.config|model)\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$")
+_HAS = re.compile(
+    r"^has\s*\(\s*(args|env|hardware|model\.config|model)\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)$"
+)
 
 
 def _top_level(expr: str) -> list[tuple[int, str]]:
@@ -585,6 +721,67 @@ def required_keys(expr: str) -> frozenset[tuple[str, str]]:
     return frozenset(keys)
 
 
+# A condition on the profile a conjunct applies under: (root, key, whether the profile sets it), or None.
+_Case = tuple[str, str, bool] | None
+
+
+@lru_cache(maxsize=4096)
+def conjuncts(expr: str, case: _Case = None) -> tuple[tuple[_Case, str], ...]:
+    """Parts of ``expr`` each of which, when false, makes ``expr`` false: its top-level ``&&`` operands, and
+    in ``has(x.k) ? A : B`` those of ``A`` while the profile sets ``x.k`` and those of ``B`` while it does
+    not (``has()`` of an argument, environment variable, model or hardware fact is never an error). CEL's
+    ``&&`` is false if either side is, even when the other is an error. Each with the case it holds in."""
+    expr = _unwrap(expr)
+    operators = _top_level(expr)
+    kinds = [op for _, op in operators]
+    if kinds[:2] == ["?", ":"] and kinds.count("?") == 1 and kinds.count(":") == 1:  # `c ? a : b ...`
+        condition = _HAS.match(expr[: operators[0][0]].strip())
+        if condition is None or condition.group(1) == "model.config" or case is not None:
+            return ((case, expr),)
+        root, key = condition.group(1), condition.group(2)
+        return (
+            *conjuncts(expr[operators[0][0] + 1 : operators[1][0]], (root, key, True)),
+            *conjuncts(expr[operators[1][0] + 1 :], (root, key, False)),
+        )
+    if not operators or any(op != "&&" for op in kinds):
+        return ((case, expr),)
+    parts: list[tuple[_Case, str]] = []
+    start = 0
+    for position, _ in [*operators, (len(expr), "&&")]:
+        parts.extend(conjuncts(expr[start:position], case))
+        start = position + 2
+    return tuple(parts)
+
+
+# A rule's filter: the case it applies in (the slot of a key and whether the profile must set it, or None),
+# the memo key of a conjunct of its condition (a function of the profile's input numbers), the conjunct's
+# program, and whether it was false, memoised by that key.
+_Filter = tuple[tuple[int, bool] | None, Callable[[list[int]], Any], Any, dict[Any, bool]]
+
+
+def _proven_false(
+    filters: tuple[_Filter, ...], values: list[int], cel_context: Callable[[], cel.Context]
+) -> bool:
+    """Whether a conjunct of the rule's condition (``conjuncts``) is false for these input numbers: the
+    condition is then false too, whatever the others give."""
+    for case, key_of, program, table in filters:
+        if case is not None and (values[case[0]] != 0) is not case[1]:
+            continue
+        key = key_of(values)
+        false = table.get(key)
+        if false is None:
+            try:
+                false = program.execute(cel_context()) is False
+            except EVAL_ERRORS:
+                false = False
+            if len(table) >= LIMIT:
+                table.clear()
+            table[key] = false
+        if false:
+            return True
+    return False
+
+
 def _union_reads(
     all_reads: Iterable[Mapping[str, frozenset[str] | None]],
 ) -> dict[str, frozenset[str] | None]:
@@ -634,6 +831,7 @@ class _ReleasePlan:
     reads_kind: tuple[bool, ...] = ()
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
     values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
+    vllm: dict[str, Any] = field(default_factory=dict)  # the release's `vllm` map
     # Each rule's group; each group's inputs, its rules' positions (in rule order) and ids (unique in a rule
     # set: a shared table is chosen by them), the memo key of a profile's input numbers, and its outcomes
     # memoised by that key: the findings of its rules, each with its offset among the group's rules.
@@ -667,11 +865,21 @@ class _ReleasePlan:
     def __post_init__(self) -> None:
         self.baseline = tuple((i, p.baseline) for i, p in enumerate(self.rules) if p.baseline is not None)
         self.reads = tuple(p.rule.reads for p in self.rules)
-        # What each rule reads, without the roots it does not (most of them), and whether it can read `kind`.
+        # What each rule's condition for this release reads (``_PlannedRule.when``; what its message reads
+        # too, for rendering), without the roots it does not (most of them), and whether it can read `kind`.
+        whens = [p.when or p.rule.when for p in self.rules]
+        self.programs = tuple(p.rule.program if p.program is None else p.program for p in self.rules)
         self.read_items = tuple(
+            tuple(
+                (root, keys) for root in NAMESPACES if (keys := referenced_keys([when], root)) != frozenset()
+            )
+            for when in whens
+        )
+        self.reads_kind = tuple(_KIND_REF.search(when) is not None for when in whens)
+        self.render_items = tuple(
             tuple((root, keys) for root, keys in reads.items() if keys != frozenset()) for reads in self.reads
         )
-        self.reads_kind = tuple(p.rule.reads_kind for p in self.rules)
+        self.render_kind = tuple(p.rule.reads_kind for p in self.rules)
         self.required = tuple(p.rule.required for p in self.rules)
         groups: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
@@ -740,6 +948,7 @@ class _ReleasePlan:
                     tuple(slot_of[root, key] for root, key in required if root == "model.config"),
                 )
             )
+        self.filter_specs = tuple(self._filters(planned, slot_of) for planned in self.rules)
         self.trigger_slots = tuple(trigger_slots)
         self.guard_slots = tuple(guard_slots)
         # A group the profile does not touch sets none of its inputs: a guard on an argument, environment
@@ -757,7 +966,40 @@ class _ReleasePlan:
         self.untouched = tuple(untouched)
         self.untouched_mask = sum(1 << group for group, _ in untouched)
         self.wanted_cache = {}
+        self.render_cache: dict[tuple[int, ...], Any] = {}
         self.link(self.shared)
+
+    def _filters(
+        self, planned: _PlannedRule, slot_of: Mapping[tuple[str, str | None], int]
+    ) -> tuple[tuple[tuple[int, bool] | None, Callable[[list[int]], Any], Any, tuple[Any, ...] | None], ...]:
+        """The conjuncts of a rule's condition (``conjuncts``, with the release's constants written in) that
+        read fewer of the profile's inputs than the rule (``has()`` guards aside: see ``runs``), fewest
+        first: one known false for a profile's values spares running the rule (and, often, building a
+        context at all). Each with the case it applies in, its memo key, its program and, for one that reads
+        nothing of the release (the kind, defaults, value sets, derived values), the key of the rule set's
+        table every release shares for it."""
+        inputs = planned.rule.inputs
+        found = []
+        for case, condition in conjuncts(planned.rule.when):
+            if len(condition) == len(planned.rule.when) or _HAS.match(condition):
+                continue
+            part = specialise(condition, self.all_defaults, self.vllm)
+            part_inputs = _inputs({root: referenced_keys([part], root) for root in NAMESPACES})
+            if len(part_inputs) >= len(inputs) or any(item not in slot_of for item in part_inputs):
+                continue
+            if case is not None and (case[0], case[1]) not in slot_of:
+                continue
+            program = LazyProgram(part)  # compiled when first run (an error then: not known false)
+            key_of = itemgetter(*(slot_of[item] for item in part_inputs)) if part_inputs else _no_inputs
+            reads = read_set(part, _ROOTS)
+            independent = not _KIND_REF.search(part) and not any(
+                root in reads for root in ("effective", "vllm", "values", "derived")
+            )
+            share = ("conjunct", part, part_inputs) if independent else None
+            where = None if case is None else (slot_of[case[0], case[1]], case[2])
+            found.append((len(part_inputs), where, key_of, program, share))
+        found.sort(key=lambda item: item[0])
+        return tuple(item[1:] for item in found)
 
     def link(self, shared: dict[Any, dict[Any, Any]] | None) -> None:
         """Start the memo tables: a group whose rules are all release-independent uses the rule set's table
@@ -769,6 +1011,13 @@ class _ReleasePlan:
         for planned, group in zip(self.rules, self.group_of, strict=True):
             if not planned.rule.release_independent:
                 independent[group] = False
+        self.filters = tuple(
+            tuple(
+                (case, key_of, program, shared.setdefault(share, {}) if shared is not None and share else {})
+                for case, key_of, program, share in specs
+            )
+            for specs in self.filter_specs
+        )
         self.outcomes = tuple(
             shared.setdefault((inputs, tuple(self.ids[p] for p in self.group_positions[group])), {})
             if shared is not None and independent[group]
@@ -783,6 +1032,8 @@ class _ReleasePlan:
         state["outcomes"] = tuple({} for _ in self.group_inputs)
         state["shared"] = None  # linked again by the rule set (CompiledRuleSet.__setstate__)
         state["wanted_cache"] = {}
+        state["render_cache"] = {}
+        state["filters"] = ()  # linked again with the tables (`link`)
         return state
 
     def inputs(self, doc: Mapping[str, Any]) -> tuple[list[int], int, bool]:
@@ -883,12 +1134,21 @@ class _ReleasePlan:
         triggers = self.trigger_slots[position]
         return triggers is None or any(values[slot] for slot in triggers)
 
-    def wanted_for(self, run: Iterable[int]) -> dict[str, frozenset[str] | None]:
-        """The keys the rules about to run read: only those are converted into CEL values (``kind`` too is
-        left out when none of them can read it)."""
+    def render_context(self, doc: Mapping[str, Any], position: int) -> dict[str, Any]:
+        """The CEL context (and its variables) a finding of the rule at ``position`` renders its message on
+        (none without a message template)."""
+        if self.rules[position].rule.template is None:
+            return {"cel_context": None, "variables": None}
+        wanted, defaults = self.wanted_of((position,), render=True)
+        variables = build_context(doc, defaults, wanted, self.values)
+        return {"cel_context": cel.Context(variables=variables), "variables": variables}
+
+    def wanted_for(self, run: Iterable[int], *, render: bool = False) -> dict[str, frozenset[str] | None]:
+        """The keys the rules about to run read (their conditions; with ``render`` their messages too): only
+        those are converted into CEL values (``kind`` too is left out when none of them can read it)."""
         run = tuple(run)
         found: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
-        read_items = self.read_items
+        read_items = self.render_items if render else self.read_items
         for position in run:
             for root, keys in read_items[position]:
                 current = found[root]
@@ -897,21 +1157,24 @@ class _ReleasePlan:
                 elif current is not None:
                     current.update(keys)
         wanted = {root: (None if keys is None else frozenset(keys)) for root, keys in found.items()}
-        reads_kind = self.reads_kind
+        reads_kind = self.render_kind if render else self.reads_kind
         wanted["kind"] = None if any(reads_kind[position] for position in run) else frozenset()
         return wanted
 
-    def wanted_of(self, run: tuple[int, ...]) -> tuple[dict[str, frozenset[str] | None], dict[str, Any]]:
+    def wanted_of(
+        self, run: tuple[int, ...], *, render: bool = False
+    ) -> tuple[dict[str, frozenset[str] | None], dict[str, Any]]:
         """What the rules at these positions read, and the release's defaults of the arguments among it."""
-        found = self.wanted_cache.get(run)
+        cache = self.render_cache if render else self.wanted_cache
+        found = cache.get(run)
         if found is None:
-            wanted = self.wanted_for(run)
+            wanted = self.wanted_for(run, render=render)
             effective = wanted["effective"]
             defaults = self.defaults if effective is None else {k: self.defaults.get(k) for k in effective}
             found = (wanted, defaults)
-            if len(self.wanted_cache) >= LIMIT:
-                self.wanted_cache.clear()
-            self.wanted_cache[run] = found
+            if len(cache) >= LIMIT:
+                cache.clear()
+            cache[run] = found
         return found
 
 
@@ -982,16 +1245,24 @@ class CompiledRuleSet:
             values = catalog.values if catalog is not None else {}
             baseline_variables = build_context(empty, defaults, wanted, values)
             baseline_context = cel.Context(variables=baseline_variables)
+            constants = _vllm_values(version)
             planned = tuple(
                 _PlannedRule(
                     rule,
                     _triggers(rule.reads),
                     _run(rule, baseline_context, frozenset(), baseline_variables),
+                    *_specialised(rule, all_defaults, constants),
                 )
                 for rule in rules
             )
             plan = self._plans[key] = _ReleasePlan(
-                planned, defaults, wanted, all_defaults=all_defaults, values=values, shared=self._shared
+                planned,
+                defaults,
+                wanted,
+                all_defaults=all_defaults,
+                values=values,
+                vllm=constants,
+                shared=self._shared,
             )
         return plan
 
@@ -1064,7 +1335,7 @@ class CompiledRuleSet:
                 positions = group_positions[group]
                 found.extend((positions[offset], finding) for offset, finding in outcome)
         if misses:
-            self._run_groups(doc, plan, values, misses, found)
+            self._run_groups(doc, plan, values, misses, found, memo)
         if waived_ids:
             found = [
                 (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
@@ -1079,9 +1350,12 @@ class CompiledRuleSet:
         values: list[int],
         misses: list[tuple[int, Any]],
         found: list[tuple[int, Finding]],
+        memo: bool,
     ) -> None:
         """The outcomes of the groups no memoised outcome gave (``misses``: (group, memo key or None)): the
-        rules that run on one context holding what they read, the others' baseline unless a guard fails."""
+        rules that run on one context holding what their conditions read (built when first needed: a rule
+        one of whose conditions' top-level conjuncts is known false for these values does not run), the
+        others' baseline unless a guard fails."""
         group_positions, rules, runs = plan.group_positions, plan.rules, plan.runs
         decided = []
         running: list[int] = []
@@ -1089,22 +1363,48 @@ class CompiledRuleSet:
             verdicts = tuple(runs(position, values) for position in group_positions[group])
             decided.append((group, key, verdicts))
             running.extend(p for p, r in zip(group_positions[group], verdicts, strict=True) if r)
-        cel_context = variables = None
-        if running:
-            wanted, defaults = plan.wanted_of(tuple(running))
-            variables = build_context(doc, defaults, wanted, plan.values)
-            cel_context = cel.Context(variables=variables)
-        no_waiver: frozenset[str] = frozenset()
+        context: list[Any] = []
+
+        def cel_context() -> cel.Context:
+            if not context:
+                wanted, defaults = plan.wanted_of(tuple(running))
+                context.append(cel.Context(variables=build_context(doc, defaults, wanted, plan.values)))
+            return context[0]
+
+        programs, filters = plan.programs, plan.filters
         for group, key, verdicts in decided:
             positions = group_positions[group]
             outcome = []
             for offset, (position, runs_here) in enumerate(zip(positions, verdicts, strict=True)):
-                if runs_here:
-                    finding = _run(rules[position].rule, cel_context, no_waiver, variables)  # type: ignore[arg-type]
-                elif runs_here is False:
+                if runs_here is None:
+                    continue
+                if runs_here is False:
                     finding = rules[position].baseline
-                else:
+                elif memo and filters[position] and _proven_false(filters[position], values, cel_context):
                     finding = None
+                else:
+                    # The condition for this release on the context of what the conditions read; a finding's
+                    # message on one of what the rule reads (its message too).
+                    rule = rules[position].rule
+                    try:
+                        fired = programs[position].execute(cel_context())
+                    except KeyError as exc:
+                        missing = str(exc.args[0]) if exc.args else "an input"
+                        finding = rule.unverifiable(
+                            missing, waived=False, **plan.render_context(doc, position)
+                        )
+                    except EVAL_ERRORS as exc:
+                        finding = rule.unverifiable(
+                            f"a value of the right type ({exc})",
+                            waived=False,
+                            **plan.render_context(doc, position),
+                        )
+                    else:
+                        finding = (
+                            rule.finding(waived=False, **plan.render_context(doc, position))
+                            if fired is True
+                            else None
+                        )
                 if finding is not None:
                     outcome.append((offset, finding))
                     found.append((position, finding))
@@ -1159,6 +1459,30 @@ def compile_message_template(raw: Mapping[str, Any], *, lazy: bool = False) -> M
     return compile_template(str(raw.get("id") or "<rule>"), str(text).strip(), lazy)
 
 
+def _vllm_values(version: str) -> dict[str, Any]:
+    """The ``vllm`` map of a release's rules."""
+    parsed = parse_version(version)
+    return {
+        "version": version,
+        "major": parsed.major if parsed else 0,
+        "minor": parsed.minor if parsed else 0,
+        "patch": parsed.micro if parsed else 0,
+    }
+
+
+def _specialised(
+    rule: CompiledRule, effective: Mapping[str, Any], vllm: Mapping[str, Any]
+) -> tuple[str, cel.Program | LazyProgram]:
+    """The rule's condition for one release (``specialise``) and its program (the rule's own if nothing is
+    written in)."""
+    when = specialise(rule.when, effective, vllm)
+    if when == rule.when:
+        return rule.when, rule.program
+    # Compiled when first run (a large condition takes a millisecond or two): it compiles if the rule's own
+    # does, literals and parenthesised expressions standing where selections stood.
+    return when, LazyProgram(when)
+
+
 def build_context(
     doc: Mapping[str, Any],
     defaults: Mapping[str, Any],
@@ -1180,14 +1504,7 @@ def build_context(
         context["kind"] = doc.get("kind") or "serving"
     keys = wanted.get("vllm", True)
     if keys != none:
-        version = str((doc.get("vllm") or {}).get("version") or "")
-        parsed = parse_version(version)
-        vllm = {
-            "version": version,
-            "major": parsed.major if parsed else 0,
-            "minor": parsed.minor if parsed else 0,
-            "patch": parsed.micro if parsed else 0,
-        }
+        vllm = _vllm_values(str((doc.get("vllm") or {}).get("version") or ""))
         context["vllm"] = _prune(vllm, wanted.get("vllm"))
     if wanted.get("model", True) != none:
         model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
