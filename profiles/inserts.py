@@ -20,7 +20,7 @@ from contextlib import nullcontext
 from functools import cache
 from itertools import groupby
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import JSONField, Model
 
 
@@ -73,19 +73,29 @@ def _sendable(model) -> bool:
     )
 
 
-def _row(obj: Model, fields, skip: Sequence[str]) -> dict:
+@cache
+def _preparers(model) -> list[tuple]:
+    """Per column of :func:`_insert_fields`: (field name, column, ``pre_save``, ``get_prep_value``, whether
+    its value is a timestamp to write in ISO 8601)."""
+    return [
+        (f.name, f.column, f.pre_save, f.get_prep_value, not isinstance(f, JSONField))
+        for f in _insert_fields(model)
+    ]
+
+
+def _row(obj: Model, skip: Sequence[str]) -> dict:
     """One row as a JSON object of its columns, each value as ``Model.save()`` prepares it (``pre_save``:
     ``auto_now`` fields; ``get_prep_value``), a JSON field's value as itself (Django dumps it with
     ``json.dumps``, as the statement's parameter is dumped), a timestamp in ISO 8601 with its offset;
     ``skip``: the columns the parent's key fills in."""
     row = {}
-    for field in fields:
-        if field.name in skip:
+    for name, column, pre_save, prep, scalar in _preparers(type(obj)):
+        if name in skip:
             continue
-        value = field.get_prep_value(field.pre_save(obj, add=True))
-        if isinstance(value, datetime.date | datetime.time) and not isinstance(field, JSONField):
+        value = prep(pre_save(obj, True))
+        if scalar and isinstance(value, datetime.date | datetime.time):
             value = value.isoformat()
-        row[field.column] = value
+        row[column] = value
     return row
 
 
@@ -131,11 +141,18 @@ def _statement(parent_model, returning: tuple[str, ...], groups: tuple) -> tuple
     return f"WITH {', '.join(ctes)} SELECT {', '.join(selected)} FROM p", back, read
 
 
-def _set_stored(obj: Model, field, value) -> None:
+@cache
+def _converters(field) -> tuple:
+    """The column of ``field`` and the backend's and the field's converters of a value read from it."""
+    col = field.get_col(field.model._meta.db_table)
+    return col, connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+
+
+def _set_stored(obj: Model, field, value, conn) -> None:
     """Set a field to a value the database returned, converted as a query's result would be."""
-    col = field.get_col(type(obj)._meta.db_table)
-    for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
-        value = convert(value, col, connection)
+    col, converters = _converters(field)
+    for convert in converters:
+        value = convert(value, col, conn)
     setattr(obj, field.attname, value)
 
 
@@ -147,8 +164,9 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
     a child): fields read back as the database stored them (a JSON value as a later read gives it: its key
     order, its numbers), so that the caller can show the rows without reading them again.
     """
+    conn = connections[DEFAULT_DB_ALIAS]
     models = {type(parent), *(type(c.obj) for c in children)}
-    if connection.vendor != "postgresql" or not all(_sendable(m) for m in models):
+    if conn.vendor != "postgresql" or not all(_sendable(m) for m in models):
         _insert_one_by_one(parent, children, returning)
         return
     # Consecutive children of one model and shape are one multi-row INSERT, as bulk_create would send them.
@@ -157,27 +175,26 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
         for shape, group in groupby(children, key=lambda c: (type(c.obj), c.parent_fields, c.returning))
     ]
     sql, back, read = _statement(type(parent), tuple(returning), tuple(shape for shape, _ in groups))
-    params = [json.dumps(_row(parent, _insert_fields(type(parent)), ()))]
-    for (model, parent_fields, _), objs in groups:
-        fields = _insert_fields(model)
-        params.append(json.dumps([_row(obj, fields, parent_fields) for obj in objs]))
-    savepoint = transaction.atomic() if connection.in_atomic_block else nullcontext()
-    with savepoint, connection.cursor() as cursor:
+    params = [json.dumps(_row(parent, ()))]
+    for (_, parent_fields, _), objs in groups:
+        params.append(json.dumps([_row(obj, parent_fields) for obj in objs]))
+    savepoint = transaction.atomic() if conn.in_atomic_block else nullcontext()
+    with savepoint, conn.cursor() as cursor:
         cursor.execute(sql, params)
         row = list(cursor.fetchone())
     new_key = row.pop(0)
     setattr(parent, type(parent)._meta.pk.attname, new_key)
     for field in back:
-        _set_stored(parent, field, row.pop(0))
+        _set_stored(parent, field, row.pop(0), conn)
     for child in children:
         _point_at(child, new_key)
     for (_, objs), wanted in zip(groups, read, strict=True):
         for field in wanted:
             for obj, value in zip(objs, row.pop(0), strict=True):
-                _set_stored(obj, field, value)
+                _set_stored(obj, field, value, conn)
     for obj in [parent, *(c.obj for c in children)]:
         obj._state.adding = False
-        obj._state.db = connection.alias
+        obj._state.db = conn.alias
 
 
 def _point_at(child: Child, key) -> None:

