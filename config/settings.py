@@ -52,7 +52,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.AuditOriginMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.middleware.LazyMessageMiddleware",  # Django's, made only when a page uses messages
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -293,6 +293,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     # `?format=` belongs to the export endpoint (command | yaml | json), not to content negotiation.
     "URL_FORMAT_OVERRIDE": None,
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.ContentNegotiation",
 }
 
 # API throttling (config.throttling): requests per signed-in client (each API token, or a session's user) and
