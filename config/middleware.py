@@ -8,9 +8,16 @@ answers every path alike, in the API's error shape (``{"detail": ...}``) for /ap
 
 from __future__ import annotations
 
+import http.client
+
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject
+from csp.middleware import CSPMiddleware as BaseCSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.messages.storage import default_storage
+from django.core.signals import setting_changed
 from django.http import HttpResponse, JsonResponse
 from django.utils.functional import SimpleLazyObject, empty
 
@@ -46,3 +53,48 @@ class LazyMessageMiddleware(MessageMiddleware):
         if isinstance(messages, SimpleLazyObject) and messages._wrapped is empty:
             return response
         return super().process_response(request, response)
+
+
+# Per-response overrides of the policy (django-csp's decorators): such a response gets django-csp's own path.
+_CSP_OVERRIDES = tuple(f"_csp_{part}{ro}" for part in ("config", "update", "replace") for ro in ("", "_ro"))
+_CSP_HEADERS = (
+    (HEADER, False, "_csp_exempt", "CONTENT_SECURITY_POLICY"),
+    (HEADER_REPORT_ONLY, True, "_csp_exempt_ro", "CONTENT_SECURITY_POLICY_REPORT_ONLY"),
+)
+_csp_built: dict[bool, str] = {}
+
+
+def _csp_settings_changed(setting, **kwargs):
+    if setting.startswith("CONTENT_SECURITY_POLICY"):
+        _csp_built.clear()
+
+
+setting_changed.connect(_csp_settings_changed)
+
+
+class CSPMiddleware(BaseCSPMiddleware):
+    """django-csp's middleware, with the header of the settings' own policy built once per process: django-csp
+    builds it from the settings for every response (3-4% of an API validation). A response whose page used
+    a nonce, or whose view changes the policy (``@csp_update`` and the like), goes through django-csp as it
+    is; otherwise the header, exemptions and excluded prefixes are django-csp's (``process_response``)."""
+
+    def process_response(self, request, response):
+        if getattr(request, "_csp_nonce", None) is not None or any(
+            getattr(response, name, None) is not None for name in _CSP_OVERRIDES
+        ):
+            return super().process_response(request, response)
+        exempted = (http.client.INTERNAL_SERVER_ERROR, http.client.NOT_FOUND)
+        if response.status_code in exempted and settings.DEBUG:
+            return response
+        for header, report_only, exempt, setting in _CSP_HEADERS:
+            policy = _csp_built.get(report_only)
+            if policy is None:
+                policy = _csp_built[report_only] = build_policy(report_only=report_only)
+            if not policy or header in response or getattr(response, exempt, False) is not False:
+                continue
+            prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES", None) or ()
+            if not request.path_info.startswith(tuple(prefixes)):
+                response[header] = policy
+        # As django-csp: a nonce asked for after the header is written is an error, not a silent gap.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        return response

@@ -54,7 +54,7 @@ MIDDLEWARE = [
     "accounts.middleware.AuditOriginMiddleware",
     "config.middleware.LazyMessageMiddleware",  # Django's, made only when a page uses messages
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "config.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it answers a locked-out login with 429.
     "axes.middleware.AxesMiddleware",

@@ -107,6 +107,23 @@ def test_pages_send_a_csp_that_allows_only_our_static_files(user):
         assert "<style" not in html and not re.search(r"\son[a-z]+=", html), url
 
 
+def test_the_csp_follows_the_settings_and_report_only_and_exempt_prefixes(user, settings):
+    client = Client()
+    client.force_login(user)
+    assert "object-src 'none'" in client.get("/").headers["Content-Security-Policy"]
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'self'"], "img-src": ["'self'"]}}
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {
+        "DIRECTIVES": {"default-src": ["'none'"]},
+        "EXCLUDE_URL_PREFIXES": ["/api/"],
+    }
+    page = client.get("/")
+    assert page.headers["Content-Security-Policy"] == "default-src 'self'; img-src 'self'"
+    assert page.headers["Content-Security-Policy-Report-Only"] == "default-src 'none'"
+    api = client.get("/api/v1/profiles/")
+    assert api.headers["Content-Security-Policy"] == "default-src 'self'; img-src 'self'"
+    assert "Content-Security-Policy-Report-Only" not in api.headers
+
+
 def test_templates_hold_no_inline_script_style_or_handler():
     offenders = []
     for path in (ROOT / "templates").rglob("*.html"):
