@@ -179,7 +179,9 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
     for (_, parent_fields, _), objs in groups:
         params.append(json.dumps([_row(obj, parent_fields) for obj in objs]))
     savepoint = transaction.atomic() if conn.in_atomic_block else nullcontext()
-    with savepoint, conn.cursor() as cursor:
+    # Prepared where the backend can (config/db: once per kept connection, per shape of rows): PostgreSQL
+    # then parses and plans the statement once, not at every save.
+    with savepoint, getattr(conn, "prepared_cursor", conn.cursor)() as cursor:
         cursor.execute(sql, params)
         row = list(cursor.fetchone())
     new_key = row.pop(0)

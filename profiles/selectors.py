@@ -48,7 +48,8 @@ def _team_query() -> tuple[str, list[str], list[tuple]]:
 def team_by_slug(slug: str) -> Team | None:
     """The team named ``slug`` (one indexed query), or None."""
     sql, names, converters = _team_query()
-    with connection.cursor() as cursor:
+    # Prepared where the backend can (config/db: PostgreSQL plans it once per kept connection).
+    with getattr(connection, "prepared_cursor", connection.cursor)() as cursor:
         cursor.execute(sql, [slug])
         row = cursor.fetchone()
     if row is None:

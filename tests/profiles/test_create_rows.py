@@ -142,4 +142,7 @@ def test_a_create_by_api_token_sends_four_statements(team, user):
         assert "digest" in statements[0] and "validation_ruleset" in statements[0]
         assert "profiles_team" in statements[1] and "profiles_teammembership" in statements[2]
         assert statements[3].startswith("WITH")
+        with connection.cursor() as cursor:  # the insert is planned once per connection, not per save
+            cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH p AS%%'")
+            assert cursor.fetchone()[0] == 1
     assert created.json() == client.get(f"/api/v1/profiles/{created.json()['id']}/").json()
