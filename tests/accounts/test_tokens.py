@@ -14,6 +14,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
+from accounts.services import token_create
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +132,17 @@ def test_existing_authtoken_keys_become_hashed_tokens_that_keep_working(user):
     migrated = ApiToken.objects.get(user=user)
     assert migrated.name == "cli" and migrated.digest == hashlib.sha256(old.key.encode()).hexdigest()
     assert keyed(old.key).get("/api/v1/me/tokens/").status_code == 200
+
+
+def test_the_authorization_header_takes_token_or_bearer_and_names_a_malformed_one(user):
+    _, key = token_create(actor=None, user=user, name="ci")
+    for header in (f"Token {key}", f"Bearer {key}", f"token {key}"):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=header)
+        assert client.get("/api/v1/profiles/").status_code == 200, header
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key} extra")
+    refused = client.get("/api/v1/profiles/")
+    assert refused.status_code == 401
+    assert "Invalid token header" in refused.json()["detail"]
+    assert refused["WWW-Authenticate"] == "Token"
