@@ -156,6 +156,43 @@ class ProfileSerializer(PrebuiltFields, serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    def to_representation(self, instance):
+        """DRF's loop over the fields (each one's ``get_attribute``, the ``None`` check, its
+        ``to_representation``) written out for this serializer's fields: the same values in the same order,
+        in a fraction of the time (it was a tenth of a create's CPU; a GET shows the same). A subclass with
+        other fields (the list's) keeps DRF's loop; ``tests/profiles/test_create_rows.py`` compares both."""
+        if type(self) is not ProfileSerializer:
+            return super().to_representation(instance)
+        fields = self.fields
+        node = instance.node_type
+        return {
+            "id": _int(instance.pk),
+            "team": instance.team.slug if instance.team is not None else None,
+            "name": _str(instance.name),
+            "kind": _str(instance.kind),
+            "description": _str(instance.description),
+            "model": _str(instance.model_name),
+            "model_architecture": _str(instance.model_architecture),
+            "model_config": instance.model_config,
+            "vllm_version": self.get_vllm_version(instance),
+            "engine_args": instance.engine_args,
+            "env": instance.env,
+            "hardware": instance.hardware,
+            "node_type": "" if node is None else _str(node.name),
+            "owner": _str(instance.owner.username),
+            "effective_vllm_version": self.get_effective_vllm_version(instance),
+            "source": instance.source,
+            "model_source": self.get_model_source(instance),
+            "revision": _int(instance.revision),
+            "state": self.get_state(instance),
+            "findings": self.get_findings(instance),
+            "notes": None
+            if instance.parse_notes is None
+            else [None if note is None else str(note) for note in instance.parse_notes],
+            "created_at": _when(fields["created_at"], instance.created_at),
+            "updated_at": _when(fields["updated_at"], instance.updated_at),
+        }
+
     def get_vllm_version(self, obj) -> str:
         return obj.vllm_release.version if obj.vllm_release_id else ""
 
@@ -189,6 +226,18 @@ class ProfileSerializer(PrebuiltFields, serializers.ModelSerializer):
     def get_findings(self, obj) -> list[dict]:
         verdict = self._verdict(obj)
         return verdict.findings if verdict else []
+
+
+def _str(value):
+    return None if value is None else str(value)  # serializers.CharField, after DRF's None check
+
+
+def _int(value):
+    return None if value is None else int(value)  # serializers.IntegerField
+
+
+def _when(field, value):
+    return None if value is None else field.to_representation(value)  # the bound DateTimeField's format
 
 
 class ProfileListSerializer(ProfileSerializer):

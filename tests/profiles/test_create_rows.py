@@ -1,10 +1,14 @@
 """Creating a profile writes its rows in one statement (``profiles.inserts``) and answers without reading the
 profile back: the answer is what a GET gives, the rows are those of a save, and a refused save leaves none."""
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from rest_framework import serializers
 from rest_framework.test import APIClient
+from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.models import AuditEvent
 from accounts.services import token_create
@@ -146,3 +150,38 @@ def test_a_create_by_api_token_sends_four_statements(team, user):
             cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH p AS%%'")
             assert cursor.fetchone()[0] == 1
     assert created.json() == client.get(f"/api/v1/profiles/{created.json()['id']}/").json()
+
+
+@pytest.mark.django_db
+def test_the_profile_serializer_gives_what_drfs_own_loop_gives(api, team, staff):
+    """ProfileSerializer writes DRF's field-by-field loop out: the same keys, order and values."""
+    from hub.models import NodeType
+    from profiles.api.serializers import ProfileSerializer
+    from profiles.selectors import profiles_visible_to
+    from validation.selectors import fleet_release
+
+    NodeType.objects.create(name="h100x8", gpu="H100-80GB", gpus_per_node=8, gpu_memory_gb=80)
+    bodies = [
+        ODD_JSON,
+        WITH_FINDINGS,
+        {**ODD_JSON, "name": "on-a-node", "node_type": "h100x8", "vllm_version": "", "model_config": None},
+        {
+            "team": "ml-platform",
+            "name": "flag-twice",
+            "kind": "serving",
+            "description": "  twice <b>  ",
+            "command": "vllm serve org/model --max-model-len 4096 --max-model-len 2048",
+        },
+    ]
+    for body in bodies:
+        assert api.post("/api/v1/profiles/", body, format="json").status_code == 201, body["name"]
+    profiles = list(profiles_visible_to(staff))
+    assert {p.name for p in profiles} == {b["name"] for b in bodies}
+    assert any(p.parse_notes for p in profiles) and any(p.node_type for p in profiles)
+    assert any(p.model_config is None for p in profiles) and any(p.vllm_release is None for p in profiles)
+    for profile in profiles:
+        serializer = ProfileSerializer(profile, context={"fleet_release": fleet_release()})
+        generic = serializers.Serializer.to_representation(serializer, profile)
+        written = serializer.to_representation(profile)
+        assert list(written.items()) == list(generic.items())
+        assert json.dumps(written, cls=JSONEncoder) == json.dumps(generic, cls=JSONEncoder)
