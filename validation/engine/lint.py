@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from typing import Any
 
 from .catalog import Catalog
@@ -62,17 +63,27 @@ def validate(
     no outcome (for benchmarks).
     """
     waived_ids = frozenset(waived)
-    verdict = ruleset.evaluate(doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo)
-    findings: list[Finding] = list(verdict.findings)
+    version, found = ruleset.findings(doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo)
+    # One sort, in vLLM's order: by severity; then the rules' findings of the catalog category (by position),
+    # the catalog's checks (in the order checked), the other rules' findings (by position).
+    ranked = [
+        (SEVERITY_ORDER[finding.severity], 0 if finding.category == "catalog" else 2, position, finding)
+        for position, finding in found
+    ]
     if catalog is not None:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
-        said = {f.message for f in findings if not f.waived}
+        said = {finding.message for _, finding in found if not finding.waived}
         checked = check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain)
-        for finding in checked:
+        for order, finding in enumerate(checked):
             if finding.message in said:
                 continue
             if finding.rule in waived_ids:
                 finding = Finding(**{**finding.__dict__, "waived": True})
-            findings.append(finding)
-    findings.sort(key=lambda f: (SEVERITY_ORDER[f.severity], f.category != "catalog"))
-    return Verdict(vllm_version=verdict.vllm_version, ruleset=verdict.ruleset, findings=tuple(findings))
+            ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
+    ranked.sort(key=_RANK)
+    return Verdict(
+        vllm_version=version or None, ruleset=ruleset.version_id, findings=tuple(item[3] for item in ranked)
+    )
+
+
+_RANK = itemgetter(0, 1, 2)

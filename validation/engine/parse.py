@@ -72,6 +72,7 @@ _JSON_STRING = re.compile(r'("(?:[^"\\]|\\.)*")')
 _LOOKS_LIKE_JSON_CONTAINER = re.compile(r"^\s*[{\[]")
 _LOOKS_LIKE_JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
 _CONTINUATION = re.compile(r"\\[ \t]*\r?\n")
+_PLAIN = re.compile(r"[^ \t\r\n\\'\"]+")  # characters a shell word takes as they are (`#` too, inside a word)
 _PYTHON = re.compile(r"^python[0-9.]*$")
 _YAML_KEY_LINE = re.compile(r"""^(["']?)[A-Za-z0-9_.+\-]+\1\s*:(\s|$)""")
 _ENV_COMMENT = re.compile(r"^\s*#\s*env:\s?(.*)$")
@@ -262,8 +263,9 @@ def split_shell_words(text: str) -> list[tuple[str, int]]:
             i = n if end < 0 else end
         else:
             begin(i)
-            buf.append(c)
-            i += 1
+            end = _PLAIN.match(text, i).end()  # type: ignore[union-attr]  # a run of plain characters
+            buf.append(text[i:end])
+            i = end
     if buf is not None:
         words.append(("".join(buf), start))
     return words
@@ -299,6 +301,18 @@ class _Tok:
         return {}
 
 
+def _catalog_table(catalog: Catalog) -> tuple[dict[str, ArgSpec], bool]:
+    """The catalog's option strings (``--model`` included) and whether it records ``json_or_str`` per
+    argument (every other JSON argument must then be valid JSON): computed once per catalog and kept on it
+    (a frozen dataclass: the trick ``cached_property`` uses), read only by the parser."""
+    found = catalog.__dict__.get("_parser_table")
+    if found is None:
+        table = dict(catalog.by_flag)
+        table.setdefault("--model", _MODEL_SPEC)
+        found = catalog.__dict__["_parser_table"] = (table, any(a.json_or_str for a in catalog.arguments))
+    return found
+
+
 class _Parser:
     def __init__(self, catalog: Catalog | None):
         self.catalog = catalog
@@ -313,11 +327,10 @@ class _Parser:
         self.last_flag_without_value: str | None = None
         self.table: dict[str, ArgSpec] = {}
         self.behaviour: dict[str, Any] = catalog.parser if catalog is not None else {}
-        # Catalogs that record json_or_str per argument: every other JSON argument must be valid JSON.
-        self.strict_json = catalog is not None and any(a.json_or_str for a in catalog.arguments)
         if catalog is not None:
-            self.table = dict(catalog.by_flag)
-            self.table.setdefault("--model", _MODEL_SPEC)
+            self.table, self.strict_json = _catalog_table(catalog)
+        else:
+            self.strict_json = False
 
     # ---- results
 

@@ -915,7 +915,7 @@ class _ReleasePlan:
         for group, members in enumerate(self.group_positions):
             common = frozenset.intersection(*(self.required[p] for p in members))
             common = sorted(item for item in common if item[0] != "model.config")
-            if common and not always >> group & 1:
+            if common:
                 guarded_by[common[0]] = guarded_by.get(common[0], 0) | 1 << group
         self.guarded = sum(guarded_by.values())
         for (root, key), mask in guarded_by.items():
@@ -1111,13 +1111,15 @@ class _ReleasePlan:
                         known = False
                     touched |= entry[1]
                     guards |= entry[2]
-        for root, slot in self.whole:
-            try:
-                values[slot] = _whole_number(doc, root)
-            except TypeError:
-                values[slot] = -1
-                known = False
-        return values, touched & (guards | ~self.guarded), known
+        touched &= guards | ~self.guarded
+        if touched & self.always_groups:  # a whole map is numbered only for a group about to read it
+            for root, slot in self.whole:
+                try:
+                    values[slot] = _whole_number(doc, root)
+                except TypeError:
+                    values[slot] = -1
+                    known = False
+        return values, touched, known
 
     def runs(self, position: int, values: list[int]) -> bool | None:
         """Whether the rule at ``position`` runs for a profile of these input numbers: True; False if it
@@ -1243,17 +1245,27 @@ class CompiledRuleSet:
                 "hardware": {},
             }
             values = catalog.values if catalog is not None else {}
-            baseline_variables = build_context(empty, defaults, wanted, values)
-            baseline_context = cel.Context(variables=baseline_variables)
             constants = _vllm_values(version)
+            specialised = [_specialised(rule, all_defaults, constants) for rule in rules]
+            # What the rules read as written and as they run (`effective.k` then reads `args.k`).
+            read_too = _union_reads(
+                [
+                    *(r.reads for r in rules),
+                    *({r: referenced_keys([w], r) for r in NAMESPACES} for w, _ in specialised),
+                ]
+            )
+            baseline_variables = build_context(empty, defaults, read_too, values)
+            baseline_context = cel.Context(variables=baseline_variables)
             planned = tuple(
                 _PlannedRule(
                     rule,
                     _triggers(rule.reads),
-                    _run(rule, baseline_context, frozenset(), baseline_variables),
-                    *_specialised(rule, all_defaults, constants),
+                    # The condition as it runs per profile (compiled here, once).
+                    _run(rule, baseline_context, frozenset(), baseline_variables, program),
+                    when,
+                    program,
                 )
-                for rule in rules
+                for rule, (when, program) in zip(rules, specialised, strict=True)
             )
             plan = self._plans[key] = _ReleasePlan(
                 planned,
@@ -1284,7 +1296,8 @@ class CompiledRuleSet:
         lazy = isinstance(rule.program, LazyProgram)
         if template is not None and any(_DERIVED_REF.search(e) for e in template.expressions):
             template = compile_template(rule.id, expand_derived(template.source, definitions), lazy)
-        program = LazyProgram(when) if lazy else compile_expression(rule.id, "when", when)
+        # Compiled if the plain evaluation runs it: per profile the release's specialised copy runs.
+        program = LazyProgram(when)
         return replace(rule, when=when, program=program, template=template, expanded=True)
 
     def evaluate(
@@ -1296,7 +1309,21 @@ class CompiledRuleSet:
         plain: bool = False,
         memo: bool = True,
     ) -> Verdict:
-        """The rule findings of one profile document, errors first, then in rule order.
+        """The rule findings of one profile document, errors first, then in rule order (see ``findings``)."""
+        version, found = self.findings(doc, catalog=catalog, waived=waived, plain=plain, memo=memo)
+        return self._verdict(version, found)
+
+    def findings(
+        self,
+        doc: Mapping[str, Any],
+        *,
+        catalog: Catalog | None = None,
+        waived: Iterable[str] = (),
+        plain: bool = False,
+        memo: bool = True,
+    ) -> tuple[str, list[tuple[int, Finding]]]:
+        """The profile's release and its rule findings, each with its rule's position in the rule set's order
+        for the release (in no particular order: ``evaluate`` sorts them).
 
         Only the rules that read something the profile sets run, on a context holding only what they read;
         the others' outcome is the one computed once on the release's empty profile, and a group of rules
@@ -1309,7 +1336,7 @@ class CompiledRuleSet:
         kind = str(doc.get("kind") or "serving")
         plan = self._plan(version, kind, catalog)
         if plain:
-            return self._evaluate_plain(doc, plan, waived_ids, version)
+            return version, self._evaluate_plain(doc, plan, waived_ids)
         values, touched, known = plan.inputs(doc)
         memo = memo and known
         found: list[tuple[int, Finding]] = []
@@ -1341,7 +1368,7 @@ class CompiledRuleSet:
                 (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
                 for position, finding in found
             ]
-        return self._verdict(version, found)
+        return version, found
 
     @staticmethod
     def _run_groups(
@@ -1414,9 +1441,10 @@ class CompiledRuleSet:
                     table.clear()
                 table[key] = tuple(outcome)
 
+    @staticmethod
     def _evaluate_plain(
-        self, doc: Mapping[str, Any], plan: _ReleasePlan, waived_ids: frozenset[str], version: str
-    ) -> Verdict:
+        doc: Mapping[str, Any], plan: _ReleasePlan, waived_ids: frozenset[str]
+    ) -> list[tuple[int, Finding]]:
         variables = build_context(doc, plan.all_defaults, values=plan.values)
         cel_context = cel.Context(variables=variables)
         found = []
@@ -1424,7 +1452,7 @@ class CompiledRuleSet:
             finding = _run(planned.rule, cel_context, waived_ids, variables)
             if finding is not None:
                 found.append((position, finding))
-        return self._verdict(version, found)
+        return found
 
     def _verdict(self, version: str, found: list[tuple[int, Finding]]) -> Verdict:
         found.sort(key=lambda item: (SEVERITY_ORDER[item[1].severity], item[0]))
@@ -1433,12 +1461,17 @@ class CompiledRuleSet:
 
 
 def _run(
-    rule: CompiledRule, cel_context: cel.Context, waived_ids: frozenset[str], variables: Mapping[str, Any]
+    rule: CompiledRule,
+    cel_context: cel.Context,
+    waived_ids: frozenset[str],
+    variables: Mapping[str, Any],
+    program: Any = None,
 ) -> Finding | None:
-    """The rule's finding for one profile, if any. ``variables``: what ``cel_context`` was built from."""
+    """The rule's finding for one profile, if any. ``variables``: what ``cel_context`` was built from;
+    ``program``: the rule's condition as a release plan runs it (``_specialised``), if not its own."""
     waived = rule.id in waived_ids
     try:
-        fired = rule.program.execute(cel_context)
+        fired = (rule.program if program is None else program).execute(cel_context)
     except KeyError as exc:
         missing = str(exc.args[0]) if exc.args else "an input"
         return rule.unverifiable(missing, waived=waived, cel_context=cel_context, variables=variables)
