@@ -9,23 +9,33 @@ from django.conf import settings
 from rest_framework import exceptions, parsers
 
 
-def _walk(value, max_depth: int) -> None:
-    """Refuse NUL characters anywhere (PostgreSQL cannot store them) and nesting deeper than ``max_depth``."""
-    stack = [(value, 1, "$")]
+def _path(where) -> str:
+    """``$.a[0].b`` from the (parent, key or index) chain :func:`_walk` keeps, written out for an error."""
+    steps = []
+    while where is not None:
+        where, step = where
+        steps.append(f"[{step}]" if isinstance(step, int) else f".{step}")
+    return "$" + "".join(reversed(steps))
+
+
+def _walk(value, max_depth: int, nul_possible: bool = True) -> None:
+    """Refuse NUL characters anywhere (PostgreSQL cannot store them) and nesting deeper than ``max_depth``.
+    ``nul_possible=False``: the text holds no ``\\u0000``, so no string can hold a NUL (depth only)."""
+    stack = [(value, 1, None)]
     while stack:
         item, depth, where = stack.pop()
         if depth > max_depth:
-            raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels (at {where})")
+            raise exceptions.ParseError(f"JSON nested deeper than {max_depth} levels (at {_path(where)})")
         if isinstance(item, str):
-            if "\x00" in item:
-                raise exceptions.ParseError(f"a NUL character (\\u0000) in a string at {where}")
+            if nul_possible and "\x00" in item:
+                raise exceptions.ParseError(f"a NUL character (\\u0000) in a string at {_path(where)}")
         elif isinstance(item, dict):
             for key, sub in item.items():
-                if "\x00" in key:
-                    raise exceptions.ParseError(f"a NUL character (\\u0000) in a key at {where}")
-                stack.append((sub, depth + 1, f"{where}.{key}"))
+                if nul_possible and "\x00" in key:
+                    raise exceptions.ParseError(f"a NUL character (\\u0000) in a key at {_path(where)}")
+                stack.append((sub, depth + 1, (where, key)))
         elif isinstance(item, list):
-            stack.extend((sub, depth + 1, f"{where}[{i}]") for i, sub in enumerate(item))
+            stack.extend((sub, depth + 1, (where, i)) for i, sub in enumerate(item))
 
 
 class JSONParser(parsers.JSONParser):
@@ -48,5 +58,6 @@ class JSONParser(parsers.JSONParser):
             ) from None
         except ValueError as exc:
             raise exceptions.ParseError(f"JSON parse error - {exc}") from None
-        _walk(data, settings.API_MAX_JSON_DEPTH)
+        # A NUL can only reach a string through the escape \\u0000 (a raw one is invalid JSON).
+        _walk(data, settings.API_MAX_JSON_DEPTH, nul_possible="\\u0000" in text)
         return data

@@ -100,6 +100,11 @@ def test_nul_characters_are_refused_where_they_are(api, team):
         "NUL character" in response.json()["detail"]
         and "$.engine_args.served_model_name" in response.json()["detail"]
     )
+    response = post_raw(
+        api, PROFILES, json.dumps(body(engine_args={"served_model_name": ["a", "b\u0000"]})).encode()
+    )
+    assert response.status_code == 400
+    assert "a string at $.engine_args.served_model_name[1]" in response.json()["detail"]
     response = api.post(PROFILES, body(command="vllm serve m\u0000"), format="json")
     assert response.status_code == 400
     assert not Profile.objects.exists()
