@@ -721,6 +721,9 @@ def required_keys(expr: str) -> frozenset[tuple[str, str]]:
     return frozenset(keys)
 
 
+# The longest conjunct used as a filter: compiling CEL costs about a microsecond a character (a filter
+# compiles when first run), and a long conjunct reads about as much as its rule.
+_FILTER_CHARS = 1000
 # A condition on the profile a conjunct applies under: (root, key, whether the profile sets it), or None.
 _Case = tuple[str, str, bool] | None
 
@@ -780,6 +783,9 @@ def _proven_false(
         if false:
             return True
     return False
+
+
+_READS_NOTHING: dict[str, frozenset[str] | None] = {root: frozenset() for root in (*NAMESPACES, "kind")}
 
 
 def _union_reads(
@@ -949,7 +955,15 @@ class _ReleasePlan:
                 )
             )
         self.filter_specs = tuple(self._filters(planned, slot_of) for planned in self.rules)
-        self.trigger_slots = tuple(trigger_slots)
+        # A rule triggered by every keyed input of its group runs whenever the group is touched (``runs``
+        # is asked only then): its triggers need no looking at.
+        keyed = [
+            frozenset(slot_of[item] for item in inputs if item[1] is not None) for inputs in self.group_inputs
+        ]
+        self.trigger_slots = tuple(
+            None if slots_ is None or keyed[group] <= frozenset(slots_) else slots_
+            for slots_, group in zip(trigger_slots, self.group_of, strict=True)
+        )
         self.guard_slots = tuple(guard_slots)
         # A group the profile does not touch sets none of its inputs: a guard on an argument, environment
         # variable, model or hardware fact then fails; one on a key of the model's config does not (the
@@ -984,6 +998,8 @@ class _ReleasePlan:
             if len(condition) == len(planned.rule.when) or _HAS.match(condition):
                 continue
             part = specialise(condition, self.all_defaults, self.vllm)
+            if len(part) > _FILTER_CHARS:
+                continue
             part_inputs = _inputs({root: referenced_keys([part], root) for root in NAMESPACES})
             if len(part_inputs) >= len(inputs) or any(item not in slot_of for item in part_inputs):
                 continue
@@ -1124,7 +1140,7 @@ class _ReleasePlan:
     def runs(self, position: int, values: list[int]) -> bool | None:
         """Whether the rule at ``position`` runs for a profile of these input numbers: True; False if it
         keeps its empty-profile outcome (it reads nothing the profile sets); None if one of its `has(...)`
-        guards fails (no finding)."""
+        guards fails (no finding). Asked only for a group the profile touches."""
         plain, config_keys = self.guard_slots[position]
         for slot in plain:
             if not values[slot]:
@@ -1149,18 +1165,18 @@ class _ReleasePlan:
         """The keys the rules about to run read (their conditions; with ``render`` their messages too): only
         those are converted into CEL values (``kind`` too is left out when none of them can read it)."""
         run = tuple(run)
-        found: dict[str, set[str] | None] = {root: set() for root in NAMESPACES}
+        wanted: dict[str, frozenset[str] | None] = dict(_READS_NOTHING)
         read_items = self.render_items if render else self.read_items
         for position in run:
             for root, keys in read_items[position]:
-                current = found[root]
-                if keys is None:
-                    found[root] = None
-                elif current is not None:
-                    current.update(keys)
-        wanted = {root: (None if keys is None else frozenset(keys)) for root, keys in found.items()}
+                current = wanted[root]
+                if keys is None or current is None:
+                    wanted[root] = None
+                elif not keys <= current:
+                    wanted[root] = current | keys
         reads_kind = self.render_kind if render else self.reads_kind
-        wanted["kind"] = None if any(reads_kind[position] for position in run) else frozenset()
+        if any(reads_kind[position] for position in run):
+            wanted["kind"] = None
         return wanted
 
     def wanted_of(
