@@ -327,7 +327,11 @@ def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
     }
 
 
+# rule set id -> (its version, compiled), least recently used first; at most COMPILED_KEPT of them (the
+# current published one and a draft being previewed, say). A compiled rule set with its release plans is tens
+# of MB, and each publication compiles a new one: kept for ever, a worker would grow with every publication.
 _compiled_cache: dict[int, tuple[Any, CompiledRuleSet]] = {}
+COMPILED_KEPT = 2
 # id of a compiled rule set -> (its key in Django's cache, how many release plans the cache holds of it)
 _compiled_stored: dict[int, tuple[str, int]] = {}
 
@@ -341,6 +345,10 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
     key = ruleset.updated_at
     cached = _compiled_cache.get(ruleset.pk)
     if cached and cached[0] == key:
+        if next(reversed(_compiled_cache), None) != ruleset.pk:  # now the most recently used
+            with _cache_lock:
+                if ruleset.pk in _compiled_cache:
+                    _compiled_cache[ruleset.pk] = _compiled_cache.pop(ruleset.pk)
         return cached[1]
     pack = ruleset_pack(ruleset)
     # Imported records wait for a person to write their condition; until then they cannot run.
@@ -353,8 +361,14 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
         compiled = compile_ruleset(pack, version_id=ruleset.number)
         plans = -1
     with _cache_lock:
+        previous = _compiled_cache.pop(ruleset.pk, None)  # an earlier edit of a draft
+        if previous is not None:
+            _compiled_stored.pop(id(previous[1]), None)
         _compiled_cache[ruleset.pk] = (key, compiled)
         _compiled_stored[id(compiled)] = (store_key, plans)
+        while len(_compiled_cache) > COMPILED_KEPT:
+            oldest = next(iter(_compiled_cache))
+            _compiled_stored.pop(id(_compiled_cache.pop(oldest)[1]), None)
     return compiled
 
 

@@ -241,3 +241,26 @@ def test_a_process_that_has_not_compiled_the_rule_set_loads_it_from_the_cache(ap
 
     monkeypatch.setattr(selectors, "compile_ruleset", no_compiling)
     assert validate(api, "vllm serve m --tensor-parallel-size 3 --enforce-eager") == first
+
+
+def test_a_process_keeps_only_the_most_recently_used_compiled_rule_sets(api, staff, monkeypatch):
+    """Each publication compiles a new rule set (tens of MB with its release plans): a worker that kept
+    every one would grow with each. The least recently used beyond COMPILED_KEPT is dropped, and compiled
+    again (or loaded from the cache) if it is asked for once more, with the same answer."""
+    from validation import selectors
+
+    monkeypatch.setattr(selectors, "_compiled_cache", {})
+    command = "vllm serve org/model --enforce-eager"
+    assert "org-no-enforce-eager" not in rule_ids(validate(api, command))
+    first = RuleSet.objects.get(status="published")
+    publish(staff, EAGER_RULE)
+    assert "org-no-enforce-eager" in rule_ids(validate(api, command))
+    publish(staff, {**EAGER_RULE, "enabled": False})
+    assert "org-no-enforce-eager" not in rule_ids(validate(api, command))
+    assert len(selectors._compiled_cache) == selectors.COMPILED_KEPT
+    assert first.pk not in selectors._compiled_cache  # the oldest went first
+    before = validate(api, command)
+    old = selectors.ruleset_compiled(first)  # asked for again: compiled anew, the same rules
+    assert old.version_id == first.number and "sampling-replay-requires-mrv2" in {r.id for r in old.rules}
+    assert first.pk in selectors._compiled_cache and len(selectors._compiled_cache) == selectors.COMPILED_KEPT
+    assert validate(api, command) == before  # the current one is still the one answering
