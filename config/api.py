@@ -2,7 +2,6 @@
 
 - domain errors become clean 400/403/409s, never 500s (``exception_handler``);
 - pagination;
-- content negotiation with a fast path for what automation sends (``ContentNegotiation``);
 (conditional requests and strict input live in validation.api.http: the apps' APIs import them, and an app
 may not import config.)
 """
@@ -10,7 +9,6 @@ may not import config.)
 from __future__ import annotations
 
 from rest_framework import status
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -35,21 +33,3 @@ class Pagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 500
-
-
-# What CI pipelines, kubectl and curl send besides no Accept header at all: */* or JSON itself.
-_JSON_ACCEPTS = frozenset({"*/*", "application/json"})
-
-
-class ContentNegotiation(DefaultContentNegotiation):
-    """DRF's negotiation, with the answer it would give to a request that accepts anything or JSON (the
-    view's first renderer, when that is JSON, and ``application/json``) given without parsing the header
-    and sorting media types: that was 3-4% of a validation's time. A browser's Accept (the browsable API),
-    a format suffix and every other header go through DRF's own negotiation."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        if format_suffix is None and renderers and renderers[0].media_type == "application/json":
-            accept = request.META.get("HTTP_ACCEPT")
-            if accept is None or accept.strip() in _JSON_ACCEPTS:
-                return renderers[0], "application/json"
-        return super().select_renderer(request, renderers, format_suffix)

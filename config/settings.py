@@ -293,7 +293,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     # `?format=` belongs to the export endpoint (command | yaml | json), not to content negotiation.
     "URL_FORMAT_OVERRIDE": None,
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.ContentNegotiation",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.ContentNegotiation",
 }
 
 # API throttling (config.throttling): requests per signed-in client (each API token, or a session's user) and
