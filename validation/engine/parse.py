@@ -279,14 +279,21 @@ class _Tok:
     """One argument string on its way through the parser, with where it came from (for messages)."""
 
     text: str
-    where: str
+    given_where: str | None  # None: "token INDEX 'WORD'", written when a message first needs it
     index: int | None = None  # shell word index (command lines)
     line: int | None = None  # YAML line
     key: str | None = None  # JSON key
     position: int | None = None  # character offset
+    word: str = ""  # the shell word it came from (command lines)
+
+    @property
+    def where(self) -> str:
+        if self.given_where is None:
+            self.given_where = f"token {self.index} '{_preview(self.word)}'"
+        return self.given_where
 
     def derive(self, text: str) -> _Tok:
-        return _Tok(text, self.where, self.index, self.line, self.key, self.position)
+        return _Tok(text, self.given_where, self.index, self.line, self.key, self.position, self.word)
 
     def error(self, detail: str) -> ParseError:
         return ParseError(detail, where=self.where, position=self.position)
@@ -813,7 +820,7 @@ def _not_a_command(toks: list[_Tok], i: int) -> ParseError:
 def parse_command(text: str, *, catalog: Catalog | None = None) -> dict[str, Any]:
     """Parse a ``vllm serve ...`` command line (env assignments, continuations and quoting included)."""
     toks = [
-        _Tok(word, f"token {k} '{_preview(word)}'", index=k, position=offset)
+        _Tok(word, None, index=k, position=offset, word=word)
         for k, (word, offset) in enumerate(split_shell_words(text))
     ]
     if not toks:
