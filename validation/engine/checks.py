@@ -120,7 +120,9 @@ class NearestIndex:
 
     def __init__(self, words: Iterable[str]):
         self.words: tuple[str, ...] = tuple(sorted(set(words)))
-        self.grams: tuple[frozenset[tuple[str, int]], ...] = tuple(frozenset(_qgrams(w)) for w in self.words)
+        # Each word's q-grams, computed when a query of about its length first needs them (a catalog has
+        # some 700 option strings; a typo's candidates are those within a few characters of its length).
+        self.grams: list[frozenset[tuple[str, int]] | None] = [None] * len(self.words)
         self.by_length: dict[int, list[int]] = {}
         for i, word in enumerate(self.words):
             self.by_length.setdefault(len(word), []).append(i)
@@ -155,7 +157,13 @@ class NearestIndex:
         for length in range(max(0, n - k), n + k + 1):  # more than k apart in length: more than k edits
             need = max(n, length) + _Q - 1 - k * (_Q + 1)
             for i in self.by_length.get(length, ()):
-                if need <= 0 or len(query_grams & self.grams[i]) >= need:
+                if need <= 0:
+                    candidates.append(i)
+                    continue
+                grams = self.grams[i]
+                if grams is None:
+                    grams = self.grams[i] = frozenset(_qgrams(self.words[i]))
+                if len(query_grams & grams) >= need:
                     candidates.append(i)
         best: tuple[int, int, int, str] | None = None
         for i in candidates:
