@@ -762,6 +762,9 @@ def conjuncts(expr: str, case: _Case = None) -> tuple[tuple[_Case, str], ...]:
 _Filter = tuple[tuple[int, bool] | None, Callable[[list[int]], Any], Any, dict[Any, bool]]
 
 
+_NO_CONTEXT: dict[str, Any] = {"cel_context": None, "variables": None}  # a rule without a message template
+
+
 def _proven_false(
     filters: tuple[_Filter, ...], values: list[int], cel_context: Callable[[], cel.Context]
 ) -> bool:
@@ -1152,15 +1155,6 @@ class _ReleasePlan:
         triggers = self.trigger_slots[position]
         return triggers is None or any(values[slot] for slot in triggers)
 
-    def render_context(self, doc: Mapping[str, Any], position: int) -> dict[str, Any]:
-        """The CEL context (and its variables) a finding of the rule at ``position`` renders its message on
-        (none without a message template)."""
-        if self.rules[position].rule.template is None:
-            return {"cel_context": None, "variables": None}
-        wanted, defaults = self.wanted_of((position,), render=True)
-        variables = build_context(doc, defaults, wanted, self.values)
-        return {"cel_context": cel.Context(variables=variables), "variables": variables}
-
     def wanted_for(self, run: Iterable[int], *, render: bool = False) -> dict[str, frozenset[str] | None]:
         """The keys the rules about to run read (their conditions; with ``render`` their messages too): only
         those are converted into CEL values (``kind`` too is left out when none of them can read it)."""
@@ -1414,6 +1408,19 @@ class CompiledRuleSet:
                 context.append(cel.Context(variables=build_context(doc, defaults, wanted, plan.values)))
             return context[0]
 
+        rendering: list[dict[str, Any]] = []
+
+        def render_on(position: int) -> dict[str, Any]:
+            # A finding's message renders on a context of what the running rules read, messages included:
+            # one per profile, however many rules it finds.
+            if rules[position].rule.template is None:
+                return _NO_CONTEXT
+            if not rendering:
+                wanted, defaults = plan.wanted_of(tuple(running), render=True)
+                variables = build_context(doc, defaults, wanted, plan.values)
+                rendering.append({"cel_context": cel.Context(variables=variables), "variables": variables})
+            return rendering[0]
+
         programs, filters = plan.programs, plan.filters
         for group, key, verdicts in decided:
             positions = group_positions[group]
@@ -1433,21 +1440,15 @@ class CompiledRuleSet:
                         fired = programs[position].execute(cel_context())
                     except KeyError as exc:
                         missing = str(exc.args[0]) if exc.args else "an input"
-                        finding = rule.unverifiable(
-                            missing, waived=False, **plan.render_context(doc, position)
-                        )
+                        finding = rule.unverifiable(missing, waived=False, **render_on(position))
                     except EVAL_ERRORS as exc:
                         finding = rule.unverifiable(
                             f"a value of the right type ({exc})",
                             waived=False,
-                            **plan.render_context(doc, position),
+                            **render_on(position),
                         )
                     else:
-                        finding = (
-                            rule.finding(waived=False, **plan.render_context(doc, position))
-                            if fired is True
-                            else None
-                        )
+                        finding = rule.finding(waived=False, **render_on(position)) if fired is True else None
                 if finding is not None:
                     outcome.append((offset, finding))
                     found.append((position, finding))
