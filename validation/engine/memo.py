@@ -43,12 +43,27 @@ def freeze(value: Any) -> Any:
     their order. TypeError for a value of any other type: its outcome is then not reused.
     """
     kind = type(value)
-    if value is None or kind is str or kind is int or kind is bool:
+    if kind in _SCALARS:
         return (kind, value)
     if kind is float:
         return (kind, value.hex())
+    # Containers: their scalar items frozen in place (a model's config.json has hundreds).
     if isinstance(value, Mapping):
-        return (kind, tuple((freeze(k), freeze(v)) for k, v in value.items()))
+        return (
+            kind,
+            tuple(
+                [
+                    (
+                        (tk, k) if (tk := type(k)) in _SCALARS else freeze(k),
+                        (tv, v) if (tv := type(v)) in _SCALARS else freeze(v),
+                    )
+                    for k, v in value.items()
+                ]
+            ),
+        )
     if isinstance(value, list | tuple):
-        return (kind, tuple(freeze(v) for v in value))
+        return (kind, tuple([(tv, v) if (tv := type(v)) in _SCALARS else freeze(v) for v in value]))
     raise TypeError(f"no memo key for a {kind.__name__}")
+
+
+_SCALARS = frozenset({type(None), str, int, bool})  # frozen as (type, value)
