@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 
 from . import permissions
 from .models import ApiToken, AuditEvent
+from .rows import converters_of, read_row
 
 
 def tokens_of(user) -> QuerySet[ApiToken]:
@@ -36,12 +37,7 @@ def _token_query(extra: tuple[str, ...] = ()) -> tuple[str, list[str], list[str]
         f"JOIN {quote(user_model._meta.db_table)} u ON u.{quote(user_model._meta.pk.column)} = "
         f"t.{quote(ApiToken._meta.get_field('user').column)} WHERE t.{quote('digest')} = %s"
     )
-    # Values as the ORM would give them (SQLite's timestamps made aware, booleans and JSON converted).
-    converters = []
-    for index, field in enumerate(token_fields + user_fields):
-        column = field.get_col(field.model._meta.db_table)
-        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
-            converters.append((index, convert, column))
+    converters = converters_of(token_fields + user_fields)
     return sql, [f.attname for f in token_fields], [f.attname for f in user_fields], converters
 
 
@@ -53,16 +49,9 @@ def token_by_digest(digest: str, *, extra: tuple[str, ...] = ()) -> ApiToken | N
     validation) then costs no round trip of its own. The statement is prepared where the backend can
     (``prepared_cursor``: PostgreSQL plans it once per connection)."""
     sql, token_names, user_names, converters = _token_query(extra)
-    connection = connections[DEFAULT_DB_ALIAS]
-    # Only the PostgreSQL backend of config/db has prepared statements; any other backend's plain cursor.
-    with getattr(connection, "prepared_cursor", connection.cursor)() as cursor:
-        cursor.execute(sql, [digest])
-        row = cursor.fetchone()
-    if row is None:
+    values = read_row(sql, [digest], converters)
+    if values is None:
         return None
-    values = list(row)
-    for index, convert, column in converters:
-        values[index] = convert(values[index], column, connection)
     split = len(token_names)
     ends = split + len(user_names)
     token = ApiToken.from_db(DEFAULT_DB_ALIAS, token_names, values[:split])

@@ -12,6 +12,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from accounts import permissions
+from accounts.rows import converters_of, read_row
 from validation.models import Verdict, VerdictChange
 
 from .models import Profile, Team
@@ -37,27 +38,14 @@ def _team_query() -> tuple[str, list[str], list[tuple]]:
         f"SELECT {', '.join(quote(f.column) for f in fields)} FROM {quote(Team._meta.db_table)} "
         f"WHERE {quote(Team._meta.get_field('slug').column)} = %s"
     )
-    converters = []
-    for index, field in enumerate(fields):
-        column = field.get_col(Team._meta.db_table)
-        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
-            converters.append((index, convert, column))
-    return sql, [f.attname for f in fields], converters
+    return sql, [f.attname for f in fields], converters_of(fields)
 
 
 def team_by_slug(slug: str) -> Team | None:
     """The team named ``slug`` (one indexed query), or None."""
     sql, names, converters = _team_query()
-    # Prepared where the backend can (config/db: PostgreSQL plans it once per kept connection).
-    with getattr(connection, "prepared_cursor", connection.cursor)() as cursor:
-        cursor.execute(sql, [slug])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    values = list(row)
-    for index, convert, column in converters:
-        values[index] = convert(values[index], column, connection)
-    return Team.from_db(connection.alias, names, values)
+    values = read_row(sql, [slug], converters)
+    return Team.from_db(connection.alias, names, values) if values is not None else None
 
 
 def teams_visible_to(user) -> QuerySet[Team]:
