@@ -350,6 +350,8 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
                 if ruleset.pk in _compiled_cache:
                     _compiled_cache[ruleset.pk] = _compiled_cache.pop(ruleset.pk)
         return cached[1]
+    # Room first: compiling (or loading) it beside COMPILED_KEPT others would hold one more at the peak.
+    _compiled_evict(ruleset.pk, keep=COMPILED_KEPT - 1)
     pack = ruleset_pack(ruleset)
     # Imported records wait for a person to write their condition; until then they cannot run.
     pack["rules"] = [r for r in pack["rules"] if r.get("when")]
@@ -360,16 +362,23 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
     else:
         compiled = compile_ruleset(pack, version_id=ruleset.number)
         plans = -1
+    _compiled_evict(ruleset.pk, keep=COMPILED_KEPT - 1)
     with _cache_lock:
-        previous = _compiled_cache.pop(ruleset.pk, None)  # an earlier edit of a draft
-        if previous is not None:
-            _compiled_stored.pop(id(previous[1]), None)
         _compiled_cache[ruleset.pk] = (key, compiled)
         _compiled_stored[id(compiled)] = (store_key, plans)
-        while len(_compiled_cache) > COMPILED_KEPT:
-            oldest = next(iter(_compiled_cache))
-            _compiled_stored.pop(id(_compiled_cache.pop(oldest)[1]), None)
     return compiled
+
+
+def _compiled_evict(pk: int, *, keep: int) -> None:
+    """Drop rule set ``pk``'s compiled version (an earlier edit of a draft) and the least recently used others
+    beyond ``keep``."""
+    with _cache_lock:
+        dropped = [_compiled_cache.pop(pk, None)]
+        while len(_compiled_cache) > keep:
+            dropped.append(_compiled_cache.pop(next(iter(_compiled_cache))))
+        for entry in dropped:
+            if entry is not None:
+                _compiled_stored.pop(id(entry[1]), None)
 
 
 def ruleset_keep_compiled() -> None:
