@@ -27,8 +27,11 @@ def _warm_up(**kwargs):
     one takes over its batches at full speed."""
     import logging
 
-    from validation.selectors import warm_up
+    from validation.selectors import compiled_rulesets_kept, warm_up
 
+    # A worker runs one rule set at a time (a re-check's, a preview's draft): the one before it, tens of MB
+    # with its release plans, is not kept once a publication moves on.
+    compiled_rulesets_kept(1)
     try:
         warm_up()
     except Exception as exc:  # a database not migrated or not reachable yet: the first task pays instead

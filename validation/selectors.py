@@ -327,9 +327,10 @@ def ruleset_pack(ruleset: RuleSet) -> dict[str, Any]:
     }
 
 
-# rule set id -> (its version, compiled), least recently used first; at most COMPILED_KEPT of them (the
-# current published one and a draft being previewed, say). A compiled rule set with its release plans is tens
-# of MB, and each publication compiles a new one: kept for ever, a worker would grow with every publication.
+# rule set id -> (its version, compiled), least recently used first; at most COMPILED_KEPT of them (a web
+# process: the current published one and a draft being edited, say; a worker: one). A compiled rule set
+# with its release plans is tens of MB, and each publication compiles a new one: kept for ever, a worker
+# would grow with every publication.
 _compiled_cache: dict[int, tuple[Any, CompiledRuleSet]] = {}
 COMPILED_KEPT = 2
 # id of a compiled rule set -> (its key in Django's cache, how many release plans the cache holds of it)
@@ -369,7 +370,15 @@ def ruleset_compiled(ruleset: RuleSet) -> CompiledRuleSet:
     return compiled
 
 
-def _compiled_evict(pk: int, *, keep: int) -> None:
+def compiled_rulesets_kept(count: int) -> None:
+    """How many compiled rule sets this process keeps (``COMPILED_KEPT``, at least one): a Celery worker,
+    which runs one at a time, keeps one."""
+    global COMPILED_KEPT
+    COMPILED_KEPT = max(1, count)
+    _compiled_evict(None, keep=COMPILED_KEPT)
+
+
+def _compiled_evict(pk: int | None, *, keep: int) -> None:
     """Drop rule set ``pk``'s compiled version (an earlier edit of a draft) and the least recently used others
     beyond ``keep``."""
     with _cache_lock:

@@ -264,3 +264,21 @@ def test_a_process_keeps_only_the_most_recently_used_compiled_rule_sets(api, sta
     assert old.version_id == first.number and "sampling-replay-requires-mrv2" in {r.id for r in old.rules}
     assert first.pk in selectors._compiled_cache and len(selectors._compiled_cache) == selectors.COMPILED_KEPT
     assert validate(api, command) == before  # the current one is still the one answering
+
+
+def test_a_worker_keeps_one_compiled_rule_set(api, staff, monkeypatch):
+    """A Celery worker (config/celery_app.py) runs one rule set at a time: a publication's new one replaces
+    the one before, in memory too."""
+    from validation import selectors
+
+    monkeypatch.setattr(selectors, "_compiled_cache", {})
+    monkeypatch.setattr(selectors, "COMPILED_KEPT", selectors.COMPILED_KEPT)
+    validate(api, "vllm serve org/model --enforce-eager")
+    publish(staff, EAGER_RULE)
+    validate(api, "vllm serve org/model --enforce-eager")
+    assert len(selectors._compiled_cache) == 2
+    selectors.compiled_rulesets_kept(1)
+    assert list(selectors._compiled_cache) == [selectors.ruleset_current().pk]
+    publish(staff, {**EAGER_RULE, "enabled": False})
+    assert "org-no-enforce-eager" not in rule_ids(validate(api, "vllm serve org/model --enforce-eager"))
+    assert list(selectors._compiled_cache) == [selectors.ruleset_current().pk]
