@@ -49,6 +49,11 @@ class ApiTokenAuthentication(BaseAuthentication):
         return "Token"
 
 
+def token_prefetched(request) -> tuple | None:
+    """What the view's ``token_prefetch`` read with the request's API token; None without one (a session)."""
+    return getattr(request.auth, "prefetched", None) or None
+
+
 class TokenScope(BasePermission):
     """A read-only token reads (GET, HEAD, OPTIONS) and dry-runs (views with ``token_read_only_ok``)."""
 

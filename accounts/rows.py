@@ -15,6 +15,12 @@ from django.db import DEFAULT_DB_ALIAS, connections
 Converter = tuple[int, Callable[..., Any], Any]  # (column index, the backend's converter, the column)
 
 
+def prepared_cursor(connection):
+    """A cursor whose statements PostgreSQL prepares once per connection (the backend of config/db); any
+    other backend's plain cursor."""
+    return getattr(connection, "prepared_cursor", connection.cursor)()
+
+
 def converters_of(fields: Iterable[Any], *, using: str = DEFAULT_DB_ALIAS) -> list[Converter]:
     """The backend's converters of the values of ``fields``, selected in that order."""
     connection = connections[using]
@@ -31,8 +37,7 @@ def read_row(
 ) -> list[Any] | None:
     """The first row ``sql`` returns, its values converted, or None."""
     connection = connections[using]
-    # Only the PostgreSQL backend of config/db has prepared statements; any other backend's plain cursor.
-    with getattr(connection, "prepared_cursor", connection.cursor)() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:

@@ -23,6 +23,8 @@ from itertools import groupby
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import JSONField, Model
 
+from accounts.rows import prepared_cursor
+
 
 class Child:
     """An unsaved row to insert with a parent: ``parent_fields`` are the fields that take the parent's new
@@ -181,7 +183,7 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
     savepoint = transaction.atomic() if conn.in_atomic_block else nullcontext()
     # Prepared where the backend can (config/db: once per kept connection, per shape of rows): PostgreSQL
     # then parses and plans the statement once, not at every save.
-    with savepoint, getattr(conn, "prepared_cursor", conn.cursor)() as cursor:
+    with savepoint, prepared_cursor(conn) as cursor:
         cursor.execute(sql, params)
         row = list(cursor.fetchone())
     new_key = row.pop(0)

@@ -272,17 +272,7 @@ def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmReleas
     or a savepoint of the caller's). Afterwards ``profile`` holds its JSON fields and ``profile.verdict``
     its findings as a later read gives them, so the API answers with the profile without reading it back."""
     rows = verdict_rows_new(profile=profile, verdict=verdict, release=release, cause="created", actor=actor)
-    after = profile_snapshot(profile)
-    revision = ProfileRevision(profile=profile, revision=profile.revision, data=after, author=actor)
-    entry = audit_event(
-        actor=actor,
-        action="profile.create",
-        object_type="profile",
-        object_repr=f"{profile.team.slug}/{profile.name}",
-        team=profile.team,
-        before=None,
-        after={**after, "revision": profile.revision},
-    )
+    revision, entry = _revision_rows(profile, actor=actor, before=None)
     check, record, *others = rows
     insert_together(
         profile,
@@ -295,6 +285,24 @@ def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmReleas
         ],
         returning=JSON_FIELDS,
     )
+
+
+def _revision_rows(profile: Profile, *, actor, before: dict[str, Any] | None) -> tuple[ProfileRevision, Any]:
+    """The unsaved revision holding the profile's snapshot, and the audit entry of the change (``before``:
+    the snapshot before an edit, None for a new profile, whose key the insert fills in)."""
+    after = profile_snapshot(profile)
+    revision = ProfileRevision(profile=profile, revision=profile.revision, data=after, author=actor)
+    entry = audit_event(
+        actor=actor,
+        action="profile.create" if before is None else "profile.update",
+        object_type="profile",
+        object_id=profile.pk,
+        object_repr=f"{profile.team.slug}/{profile.name}",
+        team=profile.team,
+        before=before,
+        after={**after, "revision": profile.revision},
+    )
+    return revision, entry
 
 
 def _store(
@@ -311,18 +319,8 @@ def _store(
     before an edit, None for a profile synced from Git for the first time), in the caller's transaction;
     returns the history entry, if the verdict changed."""
     profile.save()
-    after = profile_snapshot(profile)
-    ProfileRevision.objects.create(profile=profile, revision=profile.revision, data=after, author=actor)
-    audit_record(
-        actor=actor,
-        action="profile.create" if before is None else "profile.update",
-        object_type="profile",
-        object_id=profile.pk,
-        object_repr=f"{profile.team.slug}/{profile.name}",
-        team=profile.team,
-        before=before,
-        after={**after, "revision": profile.revision},
-    )
+    for row in _revision_rows(profile, actor=actor, before=before):
+        row.save(force_insert=True)
     return verdict_record(
         profile=profile,
         verdict=verdict,

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
 from django.core.cache import cache
@@ -33,6 +34,8 @@ from django.db.models.expressions import BaseExpression
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from accounts.rows import read_row
 
 from .engine import lint as engine_lint
 from .engine import store
@@ -167,14 +170,14 @@ def reference_stamp_columns() -> tuple[str, ...]:
     return columns
 
 
+@lru_cache(maxsize=8)
+def _stamp_statement(columns: tuple[str, ...]) -> str:
+    return "SELECT " + ", ".join(f"({column})" for column in columns)
+
+
 def reference_stamp() -> tuple:
     """What the reference data is now, in one query: changes whenever any of it does."""
-    columns = reference_stamp_columns()
-    sql = "SELECT " + ", ".join(f"({column})" for column in columns)
-    # Only the PostgreSQL backend of config/db has prepared statements; any other backend's plain cursor.
-    with getattr(connection, "prepared_cursor", connection.cursor)() as cursor:
-        cursor.execute(sql)
-        return tuple(cursor.fetchone())
+    return tuple(read_row(_stamp_statement(reference_stamp_columns()), [], ()))
 
 
 def reference(stamp: tuple | None = None) -> Reference:

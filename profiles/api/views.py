@@ -10,6 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import token_prefetched
 from profiles import manifest_services, selectors, services
 from profiles.filters import ProfileFilter
 from profiles.models import Profile, Team
@@ -164,7 +165,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
             actor=request.user,
             team=team,
             data=services.ProfileInput.from_mapping(data),
-            stamp=getattr(request.auth, "prefetched", None) or None,
+            stamp=token_prefetched(request),
         )
         return self._created(profile)
 
@@ -265,7 +266,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
             actor=request.user,
             team=team,
             data=services.ProfileInput.from_mapping(data),
-            stamp=getattr(request.auth, "prefetched", None) or None,
+            stamp=token_prefetched(request),
         )
         return self._created(profile)
 
@@ -431,8 +432,7 @@ class ValidateView(APIView):
         serializer = ValidateRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = services.ProfileInput.from_mapping(serializer.validated_data)
-        stamp = getattr(request.auth, "prefetched", None) or None
-        verdict = services.profile_dry_run(data=data, stamp=stamp)
+        verdict = services.profile_dry_run(data=data, stamp=token_prefetched(request))
         return Response(verdict.as_dict())
 
 

@@ -316,36 +316,51 @@ def verdict_rows_new(
     history entry, each pointing at ``profile`` (whose key the insert fills in). The same rows
     :func:`verdict_record` writes for a profile that has no verdict yet; the profile gets its summary."""
     ruleset = ruleset_numbered(verdict.ruleset) if verdict.ruleset else None
-    active = [f for f in verdict.findings if f.is_active]
-    findings = [f.as_dict() for f in verdict.findings]
-    summary = verdict_summary(verdict)
-    for name, value in summary.items():
+    values = _record_values(profile, verdict)
+    for name, value in verdict_summary(verdict).items():
         setattr(profile, name, value)
-    record = VerdictRecord(
-        profile=profile,
-        **summary,
-        findings=findings,
-        findings_sha256=findings_digest(findings),
-        rule_ids=sorted({f.rule for f in active}),
-        profile_revision=profile.revision,
-    )
+    record = VerdictRecord(profile=profile, **values)
     check = _check_row(None, ruleset=ruleset, release=release, at=None)
     rules = [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in record.rule_ids]
     change = VerdictChange(
         profile=profile,
         from_state="",
         to_state=verdict.state,
-        cause=cause,
-        cause_detail=cause_detail,
-        ruleset=ruleset,
-        release=release,
-        profile_revision=profile.revision,
-        appeared=list({(f.rule, f.message): f.as_dict() for f in active}.values()),
+        appeared=list(_active_by_key(verdict).values()),
         disappeared=[],
-        recheck=None,
-        actor=actor,
+        **_change_context(profile, ruleset, release, cause, cause_detail, actor, None),
     )
     return [check, record, *rules, change]
+
+
+def _record_values(profile, verdict: Verdict) -> dict[str, Any]:
+    """A verdict row's values (besides its profile): summary, findings, their digest, the active rule ids."""
+    findings = [f.as_dict() for f in verdict.findings]
+    return {
+        **verdict_summary(verdict),
+        "findings": findings,
+        "findings_sha256": findings_digest(findings),
+        "rule_ids": sorted({f.rule for f in verdict.findings if f.is_active}),
+        "profile_revision": profile.revision,
+    }
+
+
+def _active_by_key(verdict: Verdict) -> dict[tuple[str, str], dict]:
+    """The verdict's active findings by (rule, message), as a history entry lists them."""
+    return {(f.rule, f.message): f.as_dict() for f in verdict.findings if f.is_active}
+
+
+def _change_context(profile, ruleset, release, cause, cause_detail, actor, recheck) -> dict[str, Any]:
+    """What a history entry records of why and against what a verdict was computed."""
+    return {
+        "cause": cause,
+        "cause_detail": cause_detail,
+        "ruleset": ruleset,
+        "release": release,
+        "profile_revision": profile.revision,
+        "recheck": recheck,
+        "actor": actor,
+    }
 
 
 def verdict_record(
@@ -362,20 +377,12 @@ def verdict_record(
     """Store a profile's current verdict; record a history entry if its state or findings changed.
     (A new profile's first verdict is inserted with the profile: :func:`verdict_rows_new`.)"""
     ruleset = ruleset_numbered(ruleset_number) if ruleset_number else None
-    active = [f for f in verdict.findings if f.is_active]
-    new_ids = sorted({f.rule for f in active})
+    values = _record_values(profile, verdict)
+    new_ids = values["rule_ids"]
     previous = VerdictRecord.objects.filter(profile=profile).first()
     old_state = previous.state if previous else ""
     old_findings = {(f["rule"], f["message"]): f for f in (previous.findings if previous else [])}
-    new_findings = {(f.rule, f.message): f.as_dict() for f in active}
-    findings = [f.as_dict() for f in verdict.findings]
-    values = {
-        **verdict_summary(verdict),
-        "findings": findings,
-        "findings_sha256": findings_digest(findings),
-        "rule_ids": new_ids,
-        "profile_revision": profile.revision,
-    }
+    new_findings = _active_by_key(verdict)
     # The narrow row first: a re-check batch holds it while it writes the verdict (one lock order).
     checked_record(profile.pk, ruleset=ruleset, release=release)
     VerdictRecord.objects.update_or_create(profile=profile, defaults=values)
@@ -398,15 +405,9 @@ def verdict_record(
         profile=profile,
         from_state=old_state,
         to_state=verdict.state,
-        cause=cause,
-        cause_detail=cause_detail,
-        ruleset=ruleset,
-        release=release,
-        profile_revision=profile.revision,
         appeared=appeared,
         disappeared=disappeared,
-        recheck=recheck,
-        actor=actor,
+        **_change_context(profile, ruleset, release, cause, cause_detail, actor, recheck),
     )
 
 
