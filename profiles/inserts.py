@@ -21,7 +21,7 @@ from functools import cache
 from itertools import groupby
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import JSONField, Model
+from django.db.models import Field, JSONField, Model
 
 from accounts.rows import prepared_cursor
 
@@ -77,26 +77,36 @@ def _sendable(model) -> bool:
 
 @cache
 def _preparers(model) -> list[tuple]:
-    """Per column of :func:`_insert_fields`: (field name, column, ``pre_save``, ``get_prep_value``, whether
-    its value is a timestamp to write in ISO 8601)."""
+    """Per column of :func:`_insert_fields`: (field name, attribute, column, its ``pre_save`` or None where
+    that is Django's plain read of the attribute, ``get_prep_value``, whether its value is a timestamp to
+    write in ISO 8601)."""
     return [
-        (f.name, f.column, f.pre_save, f.get_prep_value, not isinstance(f, JSONField))
+        (
+            f.name,
+            f.attname,
+            f.column,
+            None if type(f).pre_save is Field.pre_save else f.pre_save,
+            f.get_prep_value,
+            not isinstance(f, JSONField),
+        )
         for f in _insert_fields(model)
     ]
 
 
 def _row(obj: Model, skip: Sequence[str]) -> dict:
     """One row as a JSON object of its columns, each value as ``Model.save()`` prepares it (``pre_save``:
-    ``auto_now`` fields; ``get_prep_value``), a JSON field's value as itself (Django dumps it with
-    ``json.dumps``, as the statement's parameter is dumped), a timestamp in ISO 8601 with its offset;
-    ``skip``: the columns the parent's key fills in."""
+    ``auto_now`` fields; ``get_prep_value``, which gives None for None in every type of ``JSON_SENDABLE``),
+    a JSON field's value as itself (Django dumps it with ``json.dumps``, as the statement's parameter is
+    dumped), a timestamp in ISO 8601 with its offset; ``skip``: the columns the parent's key fills in."""
     row = {}
-    for name, column, pre_save, prep, scalar in _preparers(type(obj)):
+    for name, attname, column, pre_save, prep, scalar in _preparers(type(obj)):
         if name in skip:
             continue
-        value = prep(pre_save(obj, True))
-        if scalar and isinstance(value, datetime.date | datetime.time):
-            value = value.isoformat()
+        value = getattr(obj, attname) if pre_save is None else pre_save(obj, True)
+        if value is not None:
+            value = prep(value)
+            if scalar and isinstance(value, datetime.date | datetime.time):
+                value = value.isoformat()
         row[column] = value
     return row
 
