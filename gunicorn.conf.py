@@ -7,6 +7,10 @@ WEB_THREADS     threads per process (default 4): a request waits on PostgreSQL f
                 another thread of the same process answers meanwhile
 WEB_KEEPALIVE   seconds an idle keep-alive connection is kept (default 5): API clients, the Kubernetes API
                 server and load balancers reuse connections instead of paying a TCP handshake per request
+WEB_LINGER_MS   milliseconds a thread that has answered a kept-alive request waits on that connection for
+                the next one, serving it itself instead of handing the connection back to the main thread
+                (default 2; only while no other connection waits for a thread; 0 turns it off): see
+                config/web_worker.py
 WEB_ACCESS_LOG  "-" for an access log line per request on stdout (off by default: the request log of a
                 proxy or ingress in front usually has it already)
 WEB_REUSE_PORT  "false" to share one listening socket between the worker processes (default "true" with
@@ -21,7 +25,7 @@ import os
 
 workers = int(os.environ.get("WEB_WORKERS", "2"))
 threads = int(os.environ.get("WEB_THREADS", "4"))
-worker_class = "gthread"
+worker_class = "config.web_worker.LingeringThreadWorker"
 keepalive = int(os.environ.get("WEB_KEEPALIVE", "5"))
 reuse_port = os.environ.get("WEB_REUSE_PORT", "true").lower() != "false"
 accesslog = os.environ.get("WEB_ACCESS_LOG") or None

@@ -34,26 +34,131 @@ def _listening_sockets(port: int) -> int:
     return found
 
 
-@pytest.mark.parametrize(("workers", "sockets"), [(2, 2), (1, 1)])
-def test_each_worker_listens_on_its_own_socket(tmp_path, workers, sockets):
-    port = _free_port()
-    env = {
+def _server_env(tmp_path) -> dict[str, str]:
+    return {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'web.sqlite3'}",  # /healthz reads no database
         "CELERY_BROKER_URL": "memory://",
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers)]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _start(tmp_path, port: int, *flags: str, **env: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", *flags]
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**_server_env(tmp_path), **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _wait_listening(server: subprocess.Popen, port: int, sockets: int = 1) -> None:
+    deadline = time.monotonic() + 60
+    while _listening_sockets(port) < sockets:
+        assert server.poll() is None, server.stderr.read().decode()[-2000:]
+        assert time.monotonic() < deadline, "gunicorn did not listen within 60 s"
+        time.sleep(0.2)
+
+
+def _stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    server.wait(timeout=30)
+
+
+@pytest.mark.parametrize(("workers", "sockets"), [(2, 2), (1, 1)])
+def test_each_worker_listens_on_its_own_socket(tmp_path, workers, sockets):
+    port = _free_port()
+    server = _start(tmp_path, port, "-w", str(workers))
     try:
-        deadline = time.monotonic() + 60
-        while _listening_sockets(port) < sockets:
-            assert server.poll() is None, server.stderr.read().decode()[-2000:]
-            assert time.monotonic() < deadline, "gunicorn did not listen within 60 s"
-            time.sleep(0.2)
+        _wait_listening(server, port, sockets)
         assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=10).json() == {"status": "ok"}
         time.sleep(0.5)  # every worker is up: none opens a socket more
         assert _listening_sockets(port) == sockets
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        _stop(server)
+
+
+HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def _read_response(stream) -> bytes:
+    """One HTTP/1.1 response read from a socket's file: its head, then its body (chunked or of a length)."""
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        line = stream.readline()
+        assert line, "the server closed the connection"
+        head += line
+    fields = dict(line.split(b": ", 1) for line in head.split(b"\r\n")[1:] if b": " in line)
+    if fields.get(b"Transfer-Encoding") == b"chunked":
+        body = b""
+        while size := int(stream.readline(), 16):
+            body += stream.read(size + 2)[:-2]
+        stream.readline()
+        return head + body
+    return head + stream.read(int(fields[b"Content-Length"]))
+
+
+@pytest.fixture
+def one_thread_server(tmp_path):
+    """One worker with one thread, whose thread waits up to a second on a kept-alive connection for its next
+    request (2 ms by default: a second makes sure that a client that sends at once is always caught)."""
+    port = _free_port()
+    server = _start(tmp_path, port, "-w", "1", "--threads", "1", WEB_LINGER_MS="1000")
+    try:
+        _wait_listening(server, port)
+        requests.get(f"http://127.0.0.1:{port}/healthz", timeout=30)  # the worker is up
+        yield port
+    finally:
+        _stop(server)
+
+
+def test_requests_one_after_another_on_a_kept_alive_connection(one_thread_server):
+    """Sent at once after each answer, sent after a pause longer than the thread waits (the connection is back
+    with the main thread by then), and two sent together in one packet: each is answered, in order, on the
+    same connection."""
+    with socket.create_connection(("127.0.0.1", one_thread_server), timeout=10) as client:
+        stream = client.makefile("rb")
+        for pause in (0, 0, 0, 1.3, 0, 0, 1.2, 0):
+            time.sleep(pause)
+            client.sendall(HEALTHZ)
+            response = _read_response(stream)
+            assert response.startswith(b"HTTP/1.1 200"), response[:200]
+            assert response.endswith(b'{"status": "ok"}')
+        client.sendall(HEALTHZ + HEALTHZ)
+        assert _read_response(stream).startswith(b"HTTP/1.1 200")
+        assert _read_response(stream).startswith(b"HTTP/1.1 200")
+
+
+BUSY_CLIENT = """
+import http.client, sys
+client = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+answered = 0
+while True:
+    client.request("GET", "/healthz")
+    client.getresponse().read()
+    answered += 1
+    if answered % 50 == 0:
+        print(answered, flush=True)
+"""
+
+
+def test_a_busy_connection_does_not_keep_the_only_thread_from_another_client(one_thread_server):
+    """One client (a process of its own) sends a request as soon as it has its answer, over and over; another
+    connects meanwhile and is answered while the first is still at it: the thread serves the first one's
+    next request itself only while no other connection waits for a thread."""
+    busy = subprocess.Popen(
+        [sys.executable, "-c", BUSY_CLIENT, str(one_thread_server)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert busy.stdout.readline().strip() == "50", busy.stderr.read()
+        other = requests.get(f"http://127.0.0.1:{one_thread_server}/healthz", timeout=10)
+        assert other.json() == {"status": "ok"}
+        assert busy.poll() is None, busy.stderr.read()  # the busy client was still being answered
+    finally:
+        busy.kill()
+        busy.wait()

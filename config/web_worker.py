@@ -1,0 +1,56 @@
+"""gunicorn's threaded worker, with one change for clients that send requests one after another on a
+kept-alive connection (a CI job linting a directory through the API, the Kubernetes API server's admission
+calls, a GitOps loop): the thread that has just answered waits a moment on that connection for the next
+request and serves it itself.
+
+In gunicorn's ``gthread`` worker every request on a kept-alive connection takes three hand-offs: the answering
+thread hands the connection back to the main thread through a pipe, the main thread puts it in its poller, and
+when the next request arrives the main thread submits the connection to the thread pool, where an idle thread
+wakes up for it. Each hand-off wakes a sleeping thread (on a virtual machine an idle CPU is slow to wake) and
+runs Python on the main thread; a lingering thread is woken once, by the request itself.
+
+The thread lingers only while no other connection is waiting for a thread (so that with many clients every
+connection is still served in turn, as gthread serves them), for at most ``linger`` seconds, and not while the
+worker stops. A client that does not send within that time goes back to the poller as before.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+
+from gunicorn.workers.gthread import ThreadWorker
+
+# Long enough for a client that sends its next request as soon as it has read an answer (a loop over files, a
+# benchmark), short enough that a thread waiting for a client that has gone quiet is soon free again.
+# WEB_LINGER_MS sets it (0: never wait, as gthread).
+LINGER_SECONDS = float(os.environ.get("WEB_LINGER_MS", "2")) / 1000
+
+
+class LingeringThreadWorker(ThreadWorker):
+    """``gthread`` whose threads serve a kept-alive connection's next request if it comes at once."""
+
+    linger = LINGER_SECONDS
+
+    def handle(self, conn):
+        keep = super().handle(conn)
+        while keep is True and self.linger > 0 and self.alive and self._no_connection_waiting():
+            if not (self._buffered(conn) or self._readable_within(conn, self.linger)):
+                break
+            keep = super().handle(conn)
+        return keep
+
+    def _no_connection_waiting(self) -> bool:
+        # Connections the main thread has submitted and no thread has taken yet.
+        return self.tpool._work_queue.empty()
+
+    @staticmethod
+    def _buffered(conn) -> bool:
+        """The client has sent its next request already and the parser has read it ahead (pipelining)."""
+        return bool(conn.parser.unreader.buf.getvalue())
+
+    @staticmethod
+    def _readable_within(conn, seconds: float) -> bool:
+        poller = select.poll()
+        poller.register(conn.sock, select.POLLIN)
+        return bool(poller.poll(seconds * 1000))
