@@ -39,6 +39,7 @@ from .inserts import Child, insert_together
 from .models import Profile, ProfileRevision, Team, TeamMembership
 
 EDITOR_ROLES = permissions.EDITOR_ROLES
+KINDS = frozenset(Profile.Kind.values)  # the enum's ``values`` builds its list anew at each read
 
 
 class ProfileInvalid(DomainError):
@@ -168,7 +169,7 @@ def user_can_edit(user, team: Team) -> bool:
 def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = True) -> None:
     """Copy the given fields onto an unsaved profile, parsing command/config with the target release."""
     if "kind" in data.provided:
-        if data.kind not in Profile.Kind.values:
+        if data.kind not in KINDS:
             raise DomainError("kind must be 'serving' or 'collection'", field="kind")
         profile.kind = data.kind
     for attr, key in (("name", "name"), ("description", "description")):
