@@ -285,8 +285,12 @@ def test_a_stored_rule_set_gives_the_verdicts_of_the_one_it_was_stored_from():
 def test_an_outcome_reused_across_releases_only_where_the_release_and_kind_cannot_change_it():
     """A rule that reads only the profile's own values gives one outcome per values in every release (so
     releases share it); one that reads the release's defaults, the release, a derived value or the kind
-    does not, and each release and kind keeps its own."""
+    gives each release and kind its own, unless they read the same (two releases with the same default)."""
     pack = {
+        "defaults": [
+            {"versions": "<0.30.0", "values": {"y": 8}},
+            {"versions": ">=0.30.0", "values": {"y": 2}},
+        ],
         "derived": [
             {
                 "name": "big",
@@ -323,6 +327,21 @@ def test_an_outcome_reused_across_releases_only_where_the_release_and_kind_canno
                 "message_template": "x above {{ derived.big }}",
                 "when": "has(args.x) && args.x > derived.big",
             },
+            {
+                "id": "below-default",
+                "category": "policy",
+                "severity": "warning",
+                "message": "x below y",
+                "when": "has(args.x) && args.x < effective.y",
+            },
+            {
+                "id": "says-default",
+                "category": "policy",
+                "severity": "info",
+                "message": "y",
+                "message_template": "x set, y {{ effective.y }}",
+                "when": "has(args.x)",
+            },
         ],
     }
     ruleset = compile_ruleset(load_pack(pack))
@@ -334,8 +353,9 @@ def test_an_outcome_reused_across_releases_only_where_the_release_and_kind_canno
                 verdict = ruleset.evaluate(doc)
                 assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
                 seen.append((version, kind, sorted(f.message for f in verdict.findings)))
-    assert ("0.31.0", "serving", ["x above 2", "x on 0.31", "x on serving", "x set"]) in seen
-    assert ("0.28.0", "collection", ["x set"]) in seen
+    assert ("0.31.0", "serving", ["x above 2", "x on 0.31", "x on serving", "x set", "x set, y 2"]) in seen
+    assert ("0.28.0", "collection", ["x below y", "x set", "x set, y 8"]) in seen
+    assert ("0.33.0", "collection", ["x above 2", "x set", "x set, y 2"]) in seen
 
 
 def test_a_value_with_no_memo_key_is_evaluated_afresh_each_time():

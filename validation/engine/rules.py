@@ -23,7 +23,7 @@ from packaging.version import Version
 from .catalog import Catalog
 from .cel_reads import LexError, _is_root, _key_at, read_set, tokens
 from .lazy import lazy_module
-from .memo import _NUMBERS, ABSENT_NUMBER, LIMIT, freeze, number
+from .memo import _NUMBERS, ABSENT, ABSENT_NUMBER, LIMIT, freeze, number
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
 from .types import (
     CATEGORIES,
@@ -293,7 +293,6 @@ class CompiledRule:
     needs: tuple[str, ...]
     when: str
     template: MessageTemplate | None = None
-    expanded: bool = False  # a release's copy, its derived values expanded (``_for_release``)
 
     @cached_property
     def expressions(self) -> tuple[str, ...]:
@@ -335,19 +334,6 @@ class CompiledRule:
     @cached_property
     def uses_derived(self) -> bool:
         return any(_DERIVED_REF.search(expr) for expr in self.expressions)
-
-    @cached_property
-    def release_independent(self) -> bool:
-        """Its outcome for given profile inputs is the same in every release plan that holds it: it reads
-        neither the release (``vllm``), the release's defaults (``effective``), value sets (``values``) and
-        derived values, nor the profile's ``kind`` (every plan then holds this very rule, unexpanded)."""
-        reads = self.reads
-        return (
-            not self.expanded
-            and not self.uses_derived
-            and all(reads[root] == frozenset() for root in ("effective", "vllm", "values", "derived"))
-            and not self.reads_kind
-        )
 
     def render(
         self, cel_context: cel.Context | None, variables: Mapping[str, Any] | None = None
@@ -788,6 +774,8 @@ def _proven_false(
     return False
 
 
+_PLAN_ROOTS = frozenset({"effective", "vllm", "values"})  # the maps whose values a release plan gives
+
 _READS_NOTHING: dict[str, frozenset[str] | None] = {root: frozenset() for root in (*NAMESPACES, "kind")}
 
 
@@ -841,6 +829,7 @@ class _ReleasePlan:
     all_defaults: dict[str, Any] = field(default_factory=dict)  # unpruned, for the plain evaluation
     values: dict[str, list[Any]] = field(default_factory=dict)  # the release's value sets
     vllm: dict[str, Any] = field(default_factory=dict)  # the release's `vllm` map
+    kind: str = "serving"  # the profiles' kind
     # Each rule's group; each group's inputs, its rules' positions (in rule order) and ids (unique in a rule
     # set: a shared table is chosen by them), the memo key of a profile's input numbers, and its outcomes
     # memoised by that key: the findings of its rules, each with its offset among the group's rules.
@@ -984,17 +973,16 @@ class _ReleasePlan:
         self.untouched_mask = sum(1 << group for group, _ in untouched)
         self.wanted_cache = {}
         self.render_cache: dict[tuple[int, ...], Any] = {}
+        self._shares()
         self.link(self.shared)
 
     def _filters(
         self, planned: _PlannedRule, slot_of: Mapping[tuple[str, str | None], int]
-    ) -> tuple[tuple[tuple[int, bool] | None, Callable[[list[int]], Any], Any, tuple[Any, ...] | None], ...]:
+    ) -> tuple[tuple[tuple[int, bool] | None, Callable[[list[int]], Any], Any, tuple[Any, ...]], ...]:
         """The conjuncts of a rule's condition (``conjuncts``, with the release's constants written in) that
         read fewer of the profile's inputs than the rule (``has()`` guards aside: see ``runs``), fewest
         first: one known false for a profile's values spares running the rule (and, often, building a
-        context at all). Each with the case it applies in, its memo key, its program and, for one that reads
-        nothing of the release (the kind, defaults, value sets, derived values), the key of the rule set's
-        table every release shares for it."""
+        context at all). Each with the case it applies in, its memo key, its program and its inputs."""
         inputs = planned.rule.inputs
         found = []
         for case, condition in conjuncts(planned.rule.when):
@@ -1010,39 +998,79 @@ class _ReleasePlan:
                 continue
             program = LazyProgram(part)  # compiled when first run (an error then: not known false)
             key_of = itemgetter(*(slot_of[item] for item in part_inputs)) if part_inputs else _no_inputs
-            reads = read_set(part, _ROOTS)
-            independent = not _KIND_REF.search(part) and not any(
-                root in reads for root in ("effective", "vllm", "values", "derived")
-            )
-            share = ("conjunct", part, part_inputs) if independent else None
             where = None if case is None else (slot_of[case[0], case[1]], case[2])
-            found.append((len(part_inputs), where, key_of, program, share))
+            found.append((len(part_inputs), where, key_of, program, part_inputs))
         found.sort(key=lambda item: item[0])
         return tuple(item[1:] for item in found)
 
+    def plan_data(self, expressions: Iterable[str]) -> tuple[Any, ...] | None:
+        """What of this plan's own data the expressions read, frozen: the release's defaults (``effective``),
+        its ``vllm`` map, its value sets (``values``) and the kind. With the expressions' text and the
+        profile's inputs, that is all an outcome depends on (``derived`` is always the empty map: a release's
+        derived values are written into the text). None if a value has no frozen form."""
+        sources = {"effective": self.all_defaults, "vllm": self.vllm, "values": self.values}
+        data: list[Any] = []
+        try:
+            for expr in expressions:
+                for root, keys in sorted(read_set(expr, _PLAN_ROOTS).items()):
+                    source = sources[root]
+                    if keys is None:
+                        data.append((root, None, freeze(source)))
+                    else:
+                        data.extend((root, key, freeze(source.get(key, ABSENT))) for key in sorted(keys))
+                if _KIND_REF.search(expr):
+                    data.append(("kind", self.kind))
+        except TypeError:
+            return None
+        return tuple(data)
+
+    def _shares(self) -> None:
+        """The key of the rule set's table each group and each filter uses (None: the plan's own table).
+
+        A group's outcome for given inputs is a function of its rules' texts as this release runs them (the
+        condition with the release's constants written in, the message template) and of the plan's data they
+        read (``plan_data``): plans equal in both give equal outcomes, so they share one table, and an outcome
+        one release computed serves every release that runs the group the same way. Entries hold each finding
+        with its offset among the group's rules, never a plan's own positions. A filter (a conjunct of a
+        condition) likewise by its text and what of the plan's data it reads."""
+        shares = []
+        for group, positions in enumerate(self.group_positions):
+            texts = []
+            expressions = []
+            for position in positions:
+                planned = self.rules[position]
+                rule = planned.rule
+                when = planned.when or rule.when
+                texts.append((rule.id, rule.when, when, rule.template.source if rule.template else None))
+                expressions.extend((*rule.expressions, when))
+            data = self.plan_data(expressions)
+            shares.append(None if data is None else ("group", self.group_inputs[group], tuple(texts), data))
+        self.group_shares = tuple(shares)
+        filter_shares = []
+        for specs in self.filter_specs:
+            found = []
+            for _case, _key_of, program, part_inputs in specs:
+                data = self.plan_data([program.source])
+                found.append(None if data is None else ("conjunct", program.source, part_inputs, data))
+            filter_shares.append(tuple(found))
+        self.filter_shares = tuple(filter_shares)
+
     def link(self, shared: dict[Any, dict[Any, Any]] | None) -> None:
-        """Start the memo tables: a group whose rules are all release-independent uses the rule set's table
-        for its inputs and rule ids (``shared``), so an outcome one release computed serves every other.
-        Its entries hold each finding with its offset among the group's rules, never a plan's own
-        positions."""
+        """Start the memo tables: each group and filter uses the rule set's table for its texts and the plan's
+        data they read (``_shares``), where the rule set gives one (``shared``)."""
         self.shared = shared
-        independent = [True] * len(self.group_inputs)
-        for planned, group in zip(self.rules, self.group_of, strict=True):
-            if not planned.rule.release_independent:
-                independent[group] = False
+
+        def table(share: Any) -> dict[Any, Any]:
+            return shared.setdefault(share, {}) if shared is not None and share is not None else {}
+
         self.filters = tuple(
             tuple(
-                (case, key_of, program, shared.setdefault(share, {}) if shared is not None and share else {})
-                for case, key_of, program, share in specs
+                (case, key_of, program, table(share))
+                for (case, key_of, program, _inputs), share in zip(specs, shares, strict=True)
             )
-            for specs in self.filter_specs
+            for specs, shares in zip(self.filter_specs, self.filter_shares, strict=True)
         )
-        self.outcomes = tuple(
-            shared.setdefault((inputs, tuple(self.ids[p] for p in self.group_positions[group])), {})
-            if shared is not None and independent[group]
-            else {}
-            for group, inputs in enumerate(self.group_inputs)
-        )
+        self.outcomes = tuple(table(share) for share in self.group_shares)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memoised outcomes (``engine.store``): only what planning computed, whatever
@@ -1284,6 +1312,7 @@ class CompiledRuleSet:
                 all_defaults=all_defaults,
                 values=values,
                 vllm=constants,
+                kind=kind,
                 shared=self._shared,
             )
         return plan
@@ -1308,7 +1337,7 @@ class CompiledRuleSet:
             template = compile_template(rule.id, expand_derived(template.source, definitions), lazy)
         # Compiled if the plain evaluation runs it: per profile the release's specialised copy runs.
         program = LazyProgram(when)
-        return replace(rule, when=when, program=program, template=template, expanded=True)
+        return replace(rule, when=when, program=program, template=template)
 
     def evaluate(
         self,
