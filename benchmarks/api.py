@@ -5,7 +5,8 @@
 
 Starts gunicorn exactly as ``make run`` does (``gunicorn config.wsgi``, which reads ``gunicorn.conf.py``:
 workers, threads, keep-alive) with DEBUG off, on a migrated database of its own
-(``vllm_profiles_bench_api`` on the local PostgreSQL) with a staff user, an API token, a team and the
+(``vllm_profiles_bench_api`` on the local PostgreSQL; the cache on the local Redis, database 5, or
+``CACHE_URL``) with a staff user, an API token, a team and the
 config.json of each model stored (as after their first fetch, so no request reaches the network). Then, for
 each endpoint and each number of clients, it drives the server with ``wrk`` (keep-alive connections, one
 per client; ``--client python`` uses one Python process per client instead) for ``--duration`` seconds after
@@ -47,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.admission import BODIES as ADMISSION_BODIES  # noqa: E402
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_api"
+DEFAULT_CACHE = "redis://127.0.0.1:6379/5"
 USER = "bench-api"
 TEAM = "bench-api"
 
@@ -114,7 +116,8 @@ def prepare(url: str) -> tuple[dict[str, str], str]:
         "DEBUG": "false",
         "CELERY_BROKER_URL": os.environ.get("CELERY_BROKER_URL", "memory://"),
         "EMAIL_URL": "memorymail://",
-        "CACHE_URL": os.environ.get("CACHE_URL", "locmemcache://"),
+        # The cache on Redis, as the README runs it with PostgreSQL: the throttle's counts are shared there.
+        "CACHE_URL": os.environ.get("CACHE_URL", DEFAULT_CACHE),
         "HF_HUB_OFFLINE": "1",
         # One token sends hundreds of requests a second: throttled (its cost is measured), never refused.
         "API_THROTTLE_USER": os.environ.get("API_THROTTLE_USER", "1000000000/minute"),
