@@ -110,6 +110,18 @@ def test_nul_characters_are_refused_where_they_are(api, team):
     assert not Profile.objects.exists()
 
 
+@pytest.mark.parametrize("field", ["command", "config", "name"])
+def test_a_lone_surrogate_is_refused_naming_it(api, team, field):
+    """JSON can escape half a UTF-16 pair (\\ud800), which no text can store: DRF's message, on its field."""
+    data = {"command": "vllm serve m --max-model-len 1", **body(), field: "vllm serve m\ud800x"}
+    if field == "config":
+        del data["command"]
+    response = post_raw(api, PROFILES, json.dumps(data).encode())
+    assert response.status_code == 400
+    assert response.json()[field] == ["Surrogate characters are not allowed: U+D800."]
+    assert not Profile.objects.exists()
+
+
 def test_unknown_fields_are_named(api, team):
     response = api.post(PROFILES, body(command="vllm serve m", max_model_len=4096), format="json")
     assert response.status_code == 400
