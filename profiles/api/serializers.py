@@ -62,7 +62,7 @@ class _NoSurrogates(ProhibitSurrogateCharactersValidator):
 
 
 class _LongText(serializers.CharField):
-    """A field of long texts (a command, a config file): DRF's CharField with the surrogate check above."""
+    """A field of long texts (a command, a config file, a description): DRF's CharField, checked as above."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -157,7 +157,7 @@ class ProfileWriteSerializer(ProfileFieldsSerializer):
     )
     team = serializers.SlugField(required=False)
     name = serializers.CharField(max_length=_max_length("name"), required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = _LongText(required=False, allow_blank=True)
     revision = serializers.IntegerField(required=False, help_text="The revision you edited (conflict check).")
 
 
@@ -351,9 +351,9 @@ class ImportSerializer(StrictFields, serializers.Serializer):
     name = serializers.CharField(max_length=_max_length("name"))
     kind = serializers.ChoiceField(choices=Profile.Kind.choices)
     vllm_version = serializers.CharField(required=False, allow_blank=True)
-    command = serializers.CharField(required=False, max_length=MAX_COMMAND_CHARS)
-    config = serializers.CharField(required=False, trim_whitespace=False, max_length=MAX_CONFIG_CHARS)
-    description = serializers.CharField(required=False, allow_blank=True)
+    command = _LongText(required=False, max_length=MAX_COMMAND_CHARS)
+    config = _LongText(required=False, trim_whitespace=False, max_length=MAX_CONFIG_CHARS)
+    description = _LongText(required=False, allow_blank=True)
 
     def validate(self, attrs):
         if bool(attrs.get("command")) == bool(attrs.get("config")):

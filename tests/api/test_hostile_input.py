@@ -110,7 +110,7 @@ def test_nul_characters_are_refused_where_they_are(api, team):
     assert not Profile.objects.exists()
 
 
-@pytest.mark.parametrize("field", ["command", "config", "name"])
+@pytest.mark.parametrize("field", ["command", "config", "description", "name"])
 def test_a_lone_surrogate_is_refused_naming_it(api, team, field):
     """JSON can escape half a UTF-16 pair (\\ud800), which no text can store: DRF's message, on its field."""
     data = {"command": "vllm serve m --max-model-len 1", **body(), field: "vllm serve m\ud800x"}
