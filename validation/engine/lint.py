@@ -70,10 +70,14 @@ def validate(
         (SEVERITY_ORDER[finding.severity], 0 if finding.category == "catalog" else 2, position, finding)
         for position, finding in found
     ]
-    if catalog is not None:
+    checked = (
+        check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain)
+        if catalog is not None
+        else ()
+    )
+    if checked:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
         said = {finding.message for _, finding in found if not finding.waived}
-        checked = check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain)
         for order, finding in enumerate(checked):
             if finding.message in said:
                 continue
@@ -82,7 +86,7 @@ def validate(
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
     ranked.sort(key=_RANK)
     return Verdict(
-        vllm_version=version or None, ruleset=ruleset.version_id, findings=tuple(item[3] for item in ranked)
+        vllm_version=version or None, ruleset=ruleset.version_id, findings=tuple([item[3] for item in ranked])
     )
 
 

@@ -842,12 +842,13 @@ class _ReleasePlan:
     # The rule set's tables of the groups whose rules are all release-independent (by their inputs): every
     # release plan of the rule set reuses those outcomes (see `link`).
     shared: dict[Any, dict[Any, Any]] | None = field(default=None, repr=False)
-    # A slot per input: root -> key -> (slot, bit mask of the groups that read it); the whole maps some
-    # groups read, (root, slot), numbered per profile; the groups that always run (they read a whole map).
-    slots: dict[str, dict[str, tuple[int, int, int]]] = field(default_factory=dict)
+    # A slot per input: root -> key -> (slot, the groups a profile that sets it touches); the whole maps
+    # some groups read, (root, slot), numbered per profile; the groups that read a whole map, and those of
+    # them that always run (the others are guarded: they run only with their guard's key).
+    slots: dict[str, dict[str, tuple[int, tuple[int, ...]]]] = field(default_factory=dict)
     whole: tuple[tuple[str, int], ...] = ()
-    always_groups: int = 0
-    guarded: int = 0  # the groups touched only when the profile sets their common guard's key
+    always_groups: frozenset[int] = frozenset()
+    start_groups: tuple[int, ...] = ()
     config_slot: int = -1  # the slot of ("model", "config"), -1 if no rule reads it
     # Per rule: the slots of its triggers (None: always runs) and of its `has(...)` guards, apart from and
     # about the model config (without a config `has(model.config.k)` is "could not verify", never false).
@@ -855,7 +856,6 @@ class _ReleasePlan:
     guard_slots: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
     # Per group with baseline findings: those that stand while the profile touches none of its inputs.
     untouched: tuple[tuple[int, tuple[tuple[int, Finding], ...]], ...] = ()
-    untouched_mask: int = 0
     wanted_cache: dict[tuple[int, ...], tuple[dict[str, frozenset[str] | None], dict[str, Any]]] = field(
         default_factory=dict
     )
@@ -888,16 +888,15 @@ class _ReleasePlan:
         self.group_positions = tuple(tuple(p) for p in positions)
         self.ids = tuple(p.rule.id for p in self.rules)
         slot_of: dict[tuple[str, str | None], int] = {}
-        slots: dict[str, dict[str, list[int]]] = {root: {} for root in PRESENCE_ROOTS}
-        always = 0
+        slots: dict[str, dict[str, tuple[int, set[int]]]] = {root: {} for root in PRESENCE_ROOTS}
+        always: set[int] = set()
         for group, inputs in enumerate(self.group_inputs):
             for root, key in inputs:
                 slot = slot_of.setdefault((root, key), len(slot_of))
                 if key is None:
-                    always |= 1 << group
+                    always.add(group)
                 else:
-                    entry = slots[root].setdefault(key, [slot, 0])
-                    entry[1] |= 1 << group
+                    slots[root].setdefault(key, (slot, set()))[1].add(group)
         # A `has(...)` guard's key (and, for one on the model's config, the config itself) is not an input of
         # its own where the rule reads the whole map: it gets a slot too, touching no group.
         for planned in self.rules:
@@ -906,24 +905,27 @@ class _ReleasePlan:
                 guarded.append(("model", "config"))
             for root, key in guarded:
                 if (root, key) not in slot_of:
-                    slots[root][key] = [slot_of.setdefault((root, key), len(slot_of)), 0]
+                    slots[root][key] = (slot_of.setdefault((root, key), len(slot_of)), set())
         # A group all of whose rules are guarded by `has()` of one same key (not of the model's config) gives
-        # nothing while the profile lacks that key, whichever other input it sets: it is touched only with it.
-        guarded_by: dict[tuple[str, str], int] = {}
+        # nothing while the profile lacks that key, whichever other input it sets: it is touched only with it
+        # (the key is one of its inputs, or it reads the key's whole map).
+        guarded_by: dict[tuple[str, str], set[int]] = {}
         for group, members in enumerate(self.group_positions):
             common = frozenset.intersection(*(self.required[p] for p in members))
             common = sorted(item for item in common if item[0] != "model.config")
             if common:
-                guarded_by[common[0]] = guarded_by.get(common[0], 0) | 1 << group
-        self.guarded = sum(guarded_by.values())
-        for (root, key), mask in guarded_by.items():
-            slots[root][key].append(mask)
+                guarded_by.setdefault(common[0], set()).add(group)
+        guarded = set().union(*guarded_by.values())
         self.slots = {
-            root: {k: (entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for k, entry in keys.items()}
+            root: {
+                k: (slot, tuple(sorted(groups - guarded | guarded_by.get((root, k), set()))))
+                for k, (slot, groups) in keys.items()
+            }
             for root, keys in slots.items()
         }
         self.whole = tuple((root, slot) for (root, key), slot in slot_of.items() if key is None)
-        self.always_groups = always
+        self.always_groups = frozenset(always)
+        self.start_groups = tuple(sorted(always - guarded))
         self.keys = tuple(
             itemgetter(*(slot_of[item] for item in inputs)) if inputs else _no_inputs
             for inputs in self.group_inputs
@@ -967,10 +969,9 @@ class _ReleasePlan:
                 for offset, position in enumerate(members)
                 if self.rules[position].baseline is not None and not self.guard_slots[position][0]
             )
-            if standing and not always >> group & 1:
+            if standing and group not in always:
                 untouched.append((group, standing))
         self.untouched = tuple(untouched)
-        self.untouched_mask = sum(1 << group for group, _ in untouched)
         self.wanted_cache = {}
         self.render_cache: dict[tuple[int, ...], Any] = {}
         self._shares()
@@ -1083,12 +1084,11 @@ class _ReleasePlan:
         state["filters"] = ()  # linked again with the tables (`link`)
         return state
 
-    def inputs(self, doc: Mapping[str, Any]) -> tuple[list[int], int, bool]:
-        """The profile's input numbers by slot, the groups it touches (a bit mask) and whether every number
-        could be given (False: a value of a type with no memo key; its slot then reads -1, "present")."""
+    def inputs(self, doc: Mapping[str, Any]) -> tuple[list[int], set[int], bool]:
+        """The profile's input numbers by slot, the groups it touches and whether every number could be
+        given (False: a value of a type with no memo key; its slot then reads -1, "present")."""
         values = self._blank.copy()
-        touched = self.always_groups
-        guards = 0  # the groups whose common guard the profile sets
+        touched = set(self.start_groups)
         known = True
         numbers = _NUMBERS
         slots = self.slots
@@ -1104,8 +1104,7 @@ class _ReleasePlan:
                 except TypeError:
                     values[entry[0]] = -1
                     known = False
-                touched |= entry[1]
-                guards |= entry[2]
+                touched.update(entry[1])
         by_key = slots["env"]
         if by_key:
             for key, value in (doc.get("env") or {}).items():
@@ -1116,8 +1115,7 @@ class _ReleasePlan:
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
-                    touched |= entry[1]
-                    guards |= entry[2]
+                    touched.update(entry[1])
         model = doc.get("model") or {}
         config = model.get("config")
         by_key = slots["model"]
@@ -1132,8 +1130,7 @@ class _ReleasePlan:
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
-                    touched |= entry[1]
-                    guards |= entry[2]
+                    touched.update(entry[1])
         by_key = slots["model.config"]
         if by_key and isinstance(config, Mapping):
             for key, value in config.items():
@@ -1144,8 +1141,7 @@ class _ReleasePlan:
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
-                    touched |= entry[1]
-                    guards |= entry[2]
+                    touched.update(entry[1])
         by_key = slots["hardware"]
         if by_key:
             for key, value in (doc.get("hardware") or {}).items():
@@ -1156,10 +1152,8 @@ class _ReleasePlan:
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
-                    touched |= entry[1]
-                    guards |= entry[2]
-        touched &= guards | ~self.guarded
-        if touched & self.always_groups:  # a whole map is numbered only for a group about to read it
+                    touched.update(entry[1])
+        if self.whole and not touched.isdisjoint(self.always_groups):  # numbered only for a group to read it
             for root, slot in self.whole:
                 try:
                     values[slot] = _whole_number(doc, root)
@@ -1380,26 +1374,25 @@ class CompiledRuleSet:
         memo = memo and known
         found: list[tuple[int, Finding]] = []
         group_positions = plan.group_positions
-        if plan.untouched_mask & ~touched:
-            for group, standing in plan.untouched:
-                if not touched >> group & 1:
-                    positions = group_positions[group]
-                    found.extend((positions[offset], finding) for offset, finding in standing)
+        for group, standing in plan.untouched:
+            if group not in touched:
+                positions = group_positions[group]
+                found += [(positions[offset], finding) for offset, finding in standing]
         # A group's outcome is a function of the profile values its rules read: reuse it when they recur
         # (.get, not `in` then [ ]: another thread may start a full table over in between).
-        misses: list[tuple[int, Any]] = []
-        keys, outcomes = plan.keys, plan.outcomes
-        while touched:
-            low = touched & -touched
-            group = low.bit_length() - 1
-            touched ^= low
-            key = keys[group](values) if memo else None
-            outcome = outcomes[group].get(key) if memo else None
-            if outcome is None:
-                misses.append((group, key))
-            elif outcome:
-                positions = group_positions[group]
-                found.extend((positions[offset], finding) for offset, finding in outcome)
+        if memo:
+            misses: list[tuple[int, Any]] = []
+            keys, outcomes = plan.keys, plan.outcomes
+            for group in touched:
+                key = keys[group](values)
+                outcome = outcomes[group].get(key)
+                if outcome is None:
+                    misses.append((group, key))
+                elif outcome:
+                    positions = group_positions[group]
+                    found += [(positions[offset], finding) for offset, finding in outcome]
+        else:
+            misses = [(group, None) for group in touched]
         if misses:
             self._run_groups(doc, plan, values, misses, found, memo)
         if waived_ids:
@@ -1423,17 +1416,30 @@ class CompiledRuleSet:
         one of whose conditions' top-level conjuncts is known false for these values does not run), the
         others' baseline unless a guard fails."""
         group_positions, rules, runs = plan.group_positions, plan.rules, plan.runs
-        decided = []
-        running: list[int] = []
-        for group, key in misses:
-            verdicts = tuple(runs(position, values) for position in group_positions[group])
-            decided.append((group, key, verdicts))
-            running.extend(p for p, r in zip(group_positions[group], verdicts, strict=True) if r)
+        decided = [
+            (group, key, [runs(position, values) for position in group_positions[group]])
+            for group, key in misses
+        ]
+        running: list[tuple[int, ...]] = []
+
+        def running_rules() -> tuple[int, ...]:
+            # The rules that run (a context holds what they read), worked out when a first context is built.
+            if not running:
+                running.append(
+                    tuple(
+                        position
+                        for group, _, verdicts in decided
+                        for position, runs_here in zip(group_positions[group], verdicts, strict=True)
+                        if runs_here
+                    )
+                )
+            return running[0]
+
         context: list[Any] = []
 
         def cel_context() -> cel.Context:
             if not context:
-                wanted, defaults = plan.wanted_of(tuple(running))
+                wanted, defaults = plan.wanted_of(running_rules())
                 context.append(cel.Context(variables=build_context(doc, defaults, wanted, plan.values)))
             return context[0]
 
@@ -1445,7 +1451,7 @@ class CompiledRuleSet:
             if rules[position].rule.template is None:
                 return _NO_CONTEXT
             if not rendering:
-                wanted, defaults = plan.wanted_of(tuple(running), render=True)
+                wanted, defaults = plan.wanted_of(running_rules(), render=True)
                 variables = build_context(doc, defaults, wanted, plan.values)
                 rendering.append({"cel_context": cel.Context(variables=variables), "variables": variables})
             return rendering[0]
