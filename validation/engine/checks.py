@@ -495,7 +495,8 @@ def check_catalog(
                     if len(table) >= LIMIT:
                         table.clear()
                     table[key] = known
-            findings.extend(known)
+            if known:
+                findings.extend(known)
             continue
         spec = catalog.by_name.get(name)
         if spec is None:

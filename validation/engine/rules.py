@@ -1090,17 +1090,13 @@ class _ReleasePlan:
         values = self._blank.copy()
         touched = set(self.start_groups)
         known = True
-        numbers = _NUMBERS
         slots = self.slots
         by_key = slots["args"]
         for key, value in (doc.get("args") or {}).items():
             entry = by_key.get(key)
             if entry is not None:
-                kind = type(value)  # `freeze`, inlined for the scalars most values are
                 try:
-                    frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
-                    found = numbers.get(frozen)
-                    values[entry[0]] = found if found is not None else number(frozen)
+                    values[entry[0]] = _number_of(value)
                 except TypeError:
                     values[entry[0]] = -1
                     known = False
@@ -1111,7 +1107,7 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None:
                     try:
-                        values[entry[0]] = number(freeze(value))
+                        values[entry[0]] = _number_of(value)
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
@@ -1124,20 +1120,20 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
                     try:
-                        values[entry[0]] = number(
-                            A_MAPPING if key == "config" and isinstance(value, Mapping) else freeze(value)
+                        values[entry[0]] = (
+                            number(A_MAPPING) if key == "config" and _is_mapping(value) else _number_of(value)
                         )
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
                     touched.update(entry[1])
         by_key = slots["model.config"]
-        if by_key and isinstance(config, Mapping):
+        if by_key and _is_mapping(config):
             for key, value in config.items():
                 entry = by_key.get(key)
                 if entry is not None:
                     try:
-                        values[entry[0]] = number(freeze(value))
+                        values[entry[0]] = _number_of(value)
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
@@ -1148,7 +1144,7 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
                     try:
-                        values[entry[0]] = number(freeze(value))
+                        values[entry[0]] = _number_of(value)
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
@@ -1210,6 +1206,19 @@ class _ReleasePlan:
                 cache.clear()
             cache[run] = found
         return found
+
+
+def _number_of(value: Any) -> int:
+    """``number(freeze(value))``, a scalar's frozen form written out (most values are one)."""
+    kind = type(value)
+    frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+    found = _NUMBERS.get(frozen)
+    return found if found is not None else number(frozen)
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, a dict or None told apart before asking the ABC (which costs more)."""
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
 
 
 def _whole_number(doc: Mapping[str, Any], root: str) -> int:
@@ -1593,7 +1602,7 @@ def build_context(
         context["vllm"] = _prune(vllm, wanted.get("vllm"))
     if wanted.get("model", True) != none:
         model = {k: v for k, v in (doc.get("model") or {}).items() if v is not None}
-        if isinstance(model.get("config"), Mapping):
+        if _is_mapping(model.get("config")):
             model["config"] = _prune(model["config"], wanted.get("model.config"))
         context["model"] = _prune(model, wanted.get("model"))
     args = doc.get("args") or {}
