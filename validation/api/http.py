@@ -119,11 +119,17 @@ class PrebuiltFields:
         return fields
 
 
+_HAS_OWN_COPY: dict[type, bool] = {}
+
+
 def _shallow_copy(field):
     """``copy.copy(field)`` for a DRF field (an instance dict and no ``__copy__``), without ``copy``'s
     generic ``__reduce_ex__`` round: a third of the cost of a validate request's serializer."""
     kind = type(field)
-    if hasattr(kind, "__copy__"):
+    own_copy = _HAS_OWN_COPY.get(kind)
+    if own_copy is None:  # asked once per class: a failed hasattr() builds an AttributeError each time
+        own_copy = _HAS_OWN_COPY[kind] = hasattr(kind, "__copy__")
+    if own_copy:
         return copy.copy(field)
     new = object.__new__(kind)
     new.__dict__.update(field.__dict__)
