@@ -776,6 +776,18 @@ def _proven_false(
 
 _PLAN_ROOTS = frozenset({"effective", "vllm", "values"})  # the maps whose values a release plan gives
 
+
+@lru_cache(maxsize=8192)
+def _plan_reads(expr: str) -> tuple[tuple[tuple[str, tuple[str, ...] | None], ...], bool]:
+    """The keys of each of a plan's maps ``expr`` reads (by root; None: all of it), and whether it may read
+    ``kind``: computed once per text, which every release that runs it the same way shares."""
+    reads = read_set(expr, _PLAN_ROOTS)
+    return (
+        tuple((root, None if keys is None else tuple(sorted(keys))) for root, keys in sorted(reads.items())),
+        _KIND_REF.search(expr) is not None,
+    )
+
+
 _READS_NOTHING: dict[str, frozenset[str] | None] = {root: frozenset() for root in (*NAMESPACES, "kind")}
 
 
@@ -1013,13 +1025,14 @@ class _ReleasePlan:
         data: list[Any] = []
         try:
             for expr in expressions:
-                for root, keys in sorted(read_set(expr, _PLAN_ROOTS).items()):
+                reads, reads_kind = _plan_reads(expr)
+                for root, keys in reads:
                     source = sources[root]
                     if keys is None:
                         data.append((root, None, freeze(source)))
                     else:
-                        data.extend((root, key, freeze(source.get(key, ABSENT))) for key in sorted(keys))
-                if _KIND_REF.search(expr):
+                        data.extend((root, key, freeze(source.get(key, ABSENT))) for key in keys)
+                if reads_kind:
                     data.append(("kind", self.kind))
         except TypeError:
             return None
