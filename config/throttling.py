@@ -30,13 +30,13 @@ LOT_SHARE = 64
 LOT_MAX = 32
 
 _lots_lock = threading.Lock()
-# (cache key with its window, rate) -> requests of the process's current lot not used yet
-_lots: dict[tuple[str, str], int] = {}
-_lots_window: dict[str, int] = {}  # rate -> the window the lots above belong to (older ones are dropped)
+# rate -> (the window its lots belong to, cache key -> requests of the process's lot not used yet); a new
+# window replaces the last one's lots
+_lots: dict[str, tuple[int, dict[str, int]]] = {}
 
 
 class _SettingsRate(SimpleRateThrottle):
-    """A fixed-window counter: one atomic ``incr`` per request on the cache (Redis: one round trip), where
+    """A fixed-window counter: atomic ``incr``s on the cache, one per lot (see the module), where
     DRF's own throttle reads, grows and writes back a list of every request's time in the window (up to
     ``N`` entries, and two processes can lose each other's writes). A window allows at most ``N`` requests;
     over it, ``Retry-After`` is the time until the next window starts."""
@@ -60,7 +60,7 @@ class _SettingsRate(SimpleRateThrottle):
         now = self.timer()
         window = int(now // self.duration)
         key = f"{key}:{window}"
-        if _take_from_lot((key, rate), window):
+        if _take_from_lot(rate, window, key):
             return True
         lot = max(1, min(LOT_MAX, self.num_requests // LOT_SHARE))
         try:
@@ -78,7 +78,7 @@ class _SettingsRate(SimpleRateThrottle):
             self._wait = (window + 1) * self.duration - now
             return False
         if granted > 1:
-            _keep_lot((key, rate), window, granted - 1)  # this request takes one
+            _keep_lot(rate, window, key, granted - 1)  # this request takes one
         return True
 
     def wait(self):
@@ -113,21 +113,20 @@ class AnonRateThrottle(_SettingsRate):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-def _take_from_lot(lot_key: tuple[str, str], window: int) -> bool:
+def _take_from_lot(rate: str, window: int, key: str) -> bool:
     """One request counted against the process's lot for this key and window, if any is left."""
     with _lots_lock:
-        left = _lots.get(lot_key)
-        if not left or _lots_window.get(lot_key[1]) != window:
+        lots = _lots.get(rate)
+        left = lots[1].get(key) if lots is not None and lots[0] == window else None
+        if not left:
             return False
-        _lots[lot_key] = left - 1
+        lots[1][key] = left - 1
         return True
 
 
-def _keep_lot(lot_key: tuple[str, str], window: int, left: int) -> None:
+def _keep_lot(rate: str, window: int, key: str, left: int) -> None:
     with _lots_lock:
-        rate = lot_key[1]
-        if _lots_window.get(rate) != window:  # a new window: the lots of the last one are void
-            for stale in [k for k in _lots if k[1] == rate]:
-                del _lots[stale]
-            _lots_window[rate] = window
-        _lots[lot_key] = left
+        lots = _lots.get(rate)
+        if lots is None or lots[0] != window:
+            lots = _lots[rate] = (window, {})
+        lots[1][key] = left
