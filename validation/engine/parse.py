@@ -73,6 +73,8 @@ _LOOKS_LIKE_JSON_CONTAINER = re.compile(r"^\s*[{\[]")
 _LOOKS_LIKE_JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
 _CONTINUATION = re.compile(r"\\[ \t]*\r?\n")
 _PLAIN = re.compile(r"[^ \t\r\n\\'\"]+")  # characters a shell word takes as they are (`#` too, inside a word)
+_BLANK_SEPARATED = re.compile(r"[^ \t\r\n]+")
+_QUOTING = re.compile(r"[\\'\"#]")  # a line without these is split at blanks and newlines alone
 _PYTHON = re.compile(r"^python[0-9.]*$")
 _YAML_KEY_LINE = re.compile(r"""^(["']?)[A-Za-z0-9_.+\-]+\1\s*:(\s|$)""")
 _ENV_COMMENT = re.compile(r"^\s*#\s*env:\s?(.*)$")
@@ -206,6 +208,8 @@ def split_shell_words(text: str) -> list[tuple[str, int]]:
     the line (also with stray blanks before the newline), ``#`` at the start of a word comments out the rest
     of the line, and newlines separate words.
     """
+    if not _QUOTING.search(text):  # most command lines: no quote, escape or comment
+        return [(m.group(), m.start()) for m in _BLANK_SEPARATED.finditer(text)]
     words: list[tuple[str, int]] = []
     buf: list[str] | None = None
     start = 0
@@ -274,7 +278,7 @@ def split_shell_words(text: str) -> list[tuple[str, int]]:
 # ------------------------------------------------------------------------------------------- the parser
 
 
-@dataclass
+@dataclass(slots=True)
 class _Tok:
     """One argument string on its way through the parser, with where it came from (for messages)."""
 
@@ -462,7 +466,9 @@ class _Parser:
             if arg.startswith("--"):
                 key, eq, value = arg.partition("=")
                 name, dot, rest = key[2:].partition(".")
-                out.append(tok.derive("--" + name.replace("_", "-") + dot + rest + eq + value))
+                if "_" in name:
+                    tok = tok.derive("--" + name.replace("_", "-") + dot + rest + eq + value)
+                out.append(tok)
             elif o_flag and arg.startswith("-O") and arg != "-O":
                 level = arg[3:] if arg[2] == "=" else arg[2:]
                 out += [tok.derive(o_flag), tok.derive(level)]
