@@ -81,10 +81,13 @@ def profile_hardware(profile) -> dict[str, Any]:
     return {**(node.facts() if node else {}), **(profile.hardware or {})}
 
 
-def profile_document(profile, *, release: VllmRelease | None = None) -> dict[str, Any]:
-    """The engine's document of a profile (saved or not) on ``release`` (default: its effective release)."""
+def profile_document(
+    profile, *, release: VllmRelease | None = None, facts: modelhub.ModelFacts | None = None
+) -> dict[str, Any]:
+    """The engine's document of a profile (saved or not) on ``release`` (default: its effective release).
+    ``facts``: its model facts (:func:`profile_model_facts`) when the caller has them already."""
     release = release or effective_release(profile)
-    facts = profile_model_facts(profile)
+    facts = facts or profile_model_facts(profile)
     doc = engine_lint.build_document(
         kind=profile.kind,
         version=release.version,
@@ -123,10 +126,16 @@ def document_validate(
 def profile_check(profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verdict, VllmRelease]:
     """Validate a profile as it stands. Re-check batches pass ``fleet`` and ``ruleset`` looked up once."""
     release = profile.vllm_release or fleet or fleet_release()
+    # Built once for the document and the notes (copying the stored config.json is most of its cost);
+    # the notes read only which configs are unresolved, which validating the document does not touch.
+    facts = profile_model_facts(profile)
     verdict = document_validate(
-        profile_document(profile, release=release), release=release, ruleset=ruleset, waived=waived
+        profile_document(profile, release=release, facts=facts),
+        release=release,
+        ruleset=ruleset,
+        waived=waived,
     )
-    notes = modelhub.unresolved_findings(profile_model_facts(profile))
+    notes = modelhub.unresolved_findings(facts)
     if notes:
         verdict = Verdict(verdict.vllm_version, verdict.ruleset, (*verdict.findings, *notes))
     return verdict, release
