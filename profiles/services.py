@@ -18,6 +18,7 @@ from django.db.models import F
 
 from accounts import permissions
 from accounts.audit import audit_event, audit_record
+from accounts.rows import unsaved
 from hub import services as hub_services
 from validation.engine import parse as engine_parse
 from validation.engine import render as engine_render
@@ -250,7 +251,7 @@ def profile_create(
         f"you may not create profiles in team {team.slug!r}",
         field="team",
     )
-    profile = Profile(team=team, owner=actor, revision=1)
+    profile = unsaved(Profile, team=team, owner=actor, revision=1)
     # One query (or none) for the release, the fleet and the rule set; what the save writes changes none.
     with reference_pinned(stamp):
         _apply_input(profile, data)
@@ -292,7 +293,7 @@ def _revision_rows(profile: Profile, *, actor, before: dict[str, Any] | None) ->
     """The unsaved revision holding the profile's snapshot, and the audit entry of the change (``before``:
     the snapshot before an edit, None for a new profile, whose key the insert fills in)."""
     after = profile_snapshot(profile)
-    revision = ProfileRevision(profile=profile, revision=profile.revision, data=after, author=actor)
+    revision = unsaved(ProfileRevision, profile=profile, revision=profile.revision, data=after, author=actor)
     entry = audit_event(
         actor=actor,
         action="profile.create" if before is None else "profile.update",
@@ -628,7 +629,9 @@ def profile_dry_run(
     """Validate a profile without storing it (POST /api/v1/validate/, `manage.py lint`, the form's live
     findings, which pass ``fetch_models=False`` so typing never waits for the Hub). ``stamp``: the
     reference stamp as the request read it already (with its API token), saving that query."""
-    profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
+    profile = unsaved(
+        Profile, kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team
+    )
     with reference_pinned(stamp):  # one query (or none) for the release, the fleet and the rule set
         _apply_input(profile, data, fetch_models=fetch_models)
         verdict, _ = profile_check(profile)

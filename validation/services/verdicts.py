@@ -16,6 +16,8 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
+from accounts.rows import unsaved
+
 from .. import modelhub
 from ..engine import lint as engine_lint
 from ..engine.types import EngineError, Finding, Verdict
@@ -290,7 +292,8 @@ def verdict_summary(verdict: Verdict) -> dict[str, Any]:
 
 def _check_row(profile_id: int, *, ruleset: RuleSet | None, release: VllmRelease, at) -> VerdictCheck:
     """A verdict's narrow row as just computed against ``ruleset`` and ``release`` (no re-check mark)."""
-    return VerdictCheck(
+    return unsaved(
+        VerdictCheck,
         verdict_id=profile_id,
         ruleset=ruleset,
         release=release,
@@ -328,10 +331,11 @@ def verdict_rows_new(
     values = _record_values(profile, verdict)
     for name, value in verdict_summary(verdict).items():
         setattr(profile, name, value)
-    record = VerdictRecord(profile=profile, **values)
+    record = unsaved(VerdictRecord, profile=profile, **values)
     check = _check_row(None, ruleset=ruleset, release=release, at=None)
-    rules = [VerdictRule(profile=profile, rule_id=rule_id) for rule_id in record.rule_ids]
-    change = VerdictChange(
+    rules = [unsaved(VerdictRule, profile=profile, rule_id=rule_id) for rule_id in record.rule_ids]
+    change = unsaved(
+        VerdictChange,
         profile=profile,
         from_state="",
         to_state=verdict.state,
