@@ -13,7 +13,8 @@ from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import DEFERRED
+from django.db.models import DEFERRED, Field, ForeignKey
+from django.db.models.fields import return_None
 
 Converter = tuple[int, Callable[..., Any], Any]  # (column index, the backend's converter, the column)
 
@@ -51,11 +52,31 @@ def read_row(
     return values
 
 
+_GIVEN, _CONSTANT, _CALL = 0, 1, 2
+
+
+def _default(field) -> tuple[int, Any]:
+    """How a column not given gets its value, as ``field.get_default()`` gives it: a constant (no default:
+    ``""`` or None; a default that is not callable, shared by every instance as Django shares it), or the
+    call itself (a callable default such as ``dict`` or ``timezone.now``, a foreign key's default object)."""
+    own = type(field).get_default
+    base = field._get_default  # Django's cached choice of how to make the default
+    if own is Field.get_default or (own is ForeignKey.get_default and not field.has_default()):
+        if base is str:
+            return _CONSTANT, ""
+        if base is return_None:
+            return _CONSTANT, None
+        if own is Field.get_default and field.has_default() and not callable(field.default):
+            return _CONSTANT, field.default
+    return _CALL, field.get_default
+
+
 @cache
-def _columns(model) -> tuple[tuple[str, str, bool, bool, Callable[[], Any]], ...]:
-    """Per concrete field of ``model``: (name, attname, is a relation, is generated, its default)."""
+def _columns(model) -> tuple[tuple[str, str, bool, bool, int, Any], ...]:
+    """Per concrete field of ``model``: (name, attname, is a relation, is generated, how its default is
+    made, the constant or the call)."""
     return tuple(
-        (f.name, f.attname, f.is_relation, bool(getattr(f, "generated", False)), f.get_default)
+        (f.name, f.attname, f.is_relation, bool(getattr(f, "generated", False)), *_default(f))
         for f in model._meta.concrete_fields
     )
 
@@ -69,7 +90,7 @@ def unsaved(model, /, **values: Any):
     args: list[Any] = []
     related = []
     given = dict(values)
-    for name, attname, relation, generated, default in _columns(model):
+    for name, attname, relation, generated, how, default in _columns(model):
         if generated:
             args.append(DEFERRED)
         elif relation and name in given:
@@ -78,7 +99,7 @@ def unsaved(model, /, **values: Any):
         elif attname in given:
             args.append(given.pop(attname))
         else:
-            args.append(default())
+            args.append(default if how == _CONSTANT else default())
     if given:
         return model(**values)
     obj = model(*args)
