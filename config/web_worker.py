@@ -12,6 +12,10 @@ runs Python on the main thread; a lingering thread is woken once, by the request
 The thread lingers only while no other connection is waiting for a thread (so that with many clients every
 connection is still served in turn, as gthread serves them), for at most ``linger`` seconds, and not while the
 worker stops. A client that does not send within that time goes back to the poller as before.
+
+The worker also reads its settings through :class:`SettledConfig`: gunicorn reads a dozen and more per
+request (body limits, forwarded-header policy, hooks), each through ``Config.__getattr__``, which a failed
+attribute lookup (a formatted ``AttributeError``) reaches first; a worker's settings never change.
 """
 
 from __future__ import annotations
@@ -27,10 +31,29 @@ from gunicorn.workers.gthread import ThreadWorker
 LINGER_SECONDS = float(os.environ.get("WEB_LINGER_MS", "2")) / 1000
 
 
+class SettledConfig:
+    """A worker's gunicorn ``Config``, each setting kept as a plain attribute once it has been read.
+
+    A worker never changes its settings (a reload starts new workers with new ones), so a value read once
+    stands for the worker's life; methods and properties are read through to the ``Config`` the same way."""
+
+    def __init__(self, cfg):
+        self._cfg = cfg
+
+    def __getattr__(self, name):  # only for a name not read before
+        value = getattr(self._cfg, name)
+        self.__dict__[name] = value
+        return value
+
+
 class LingeringThreadWorker(ThreadWorker):
     """``gthread`` whose threads serve a kept-alive connection's next request if it comes at once."""
 
     linger = LINGER_SECONDS
+
+    def init_process(self):
+        self.cfg = SettledConfig(self.cfg)
+        super().init_process()
 
     def handle(self, conn):
         keep = super().handle(conn)
