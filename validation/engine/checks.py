@@ -477,15 +477,20 @@ def check_catalog(
             # A known argument's findings depend on its value and on the truth of the arguments its value
             # checks require: reused when they recur. An argument whose findings only its spec decides (see
             # `CatalogIndex.shared_signature`) shares them with every release whose spec of it checks the
-            # same way.
+            # same way. (A str, int or bool is keyed by its type and itself: its frozen form written out.)
             spec, table, prefix, requires = entry
             kind = type(value)
             try:
-                frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
                 if requires:
-                    key: tuple[Any, ...] | None = (prefix, frozen, tuple([not args.get(r) for r in requires]))
+                    key: tuple[Any, ...] | None = (
+                        prefix,
+                        freeze(value),
+                        tuple([not args.get(r) for r in requires]),
+                    )
+                elif kind is str or kind is int or kind is bool:
+                    key = (prefix, kind, value)
                 else:
-                    key = (prefix, frozen)
+                    key = (prefix, freeze(value))
             except TypeError:
                 key = None
             known = table.get(key) if key is not None else None

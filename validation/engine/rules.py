@@ -890,7 +890,7 @@ class _ReleasePlan:
             tuple((root, keys) for root, keys in reads.items() if keys != frozenset()) for reads in self.reads
         )
         self.render_kind = tuple(p.rule.reads_kind for p in self.rules)
-        self.required = tuple(p.rule.required for p in self.rules)
+        self.required = self._guards()
         groups: dict[tuple[tuple[str, str | None], ...], int] = {}
         self.group_of = tuple(groups.setdefault(p.rule.inputs, len(groups)) for p in self.rules)
         self.group_inputs = tuple(groups)
@@ -911,8 +911,8 @@ class _ReleasePlan:
                     slots[root].setdefault(key, (slot, set()))[1].add(group)
         # A `has(...)` guard's key (and, for one on the model's config, the config itself) is not an input of
         # its own where the rule reads the whole map: it gets a slot too, touching no group.
-        for planned in self.rules:
-            guarded = sorted(planned.rule.required)
+        for required in self.required:
+            guarded = sorted(required)
             if any(root == "model.config" for root, _ in guarded):
                 guarded.append(("model", "config"))
             for root, key in guarded:
@@ -946,14 +946,14 @@ class _ReleasePlan:
         self._blank = [ABSENT_NUMBER] * len(slot_of)
         trigger_slots: list[tuple[int, ...] | None] = []
         guard_slots = []
-        for planned in self.rules:
+        for planned, guards in zip(self.rules, self.required, strict=True):
             if planned.triggers is None:
                 trigger_slots.append(None)
             else:
                 trigger_slots.append(
                     tuple(slot_of[root, key] for root, keys in planned.triggers.items() for key in keys)
                 )
-            required = sorted(planned.rule.required)
+            required = sorted(guards)
             guard_slots.append(
                 (
                     tuple(slot_of[root, key] for root, key in required if root != "model.config"),
@@ -988,6 +988,34 @@ class _ReleasePlan:
         self.render_cache: dict[tuple[int, ...], Any] = {}
         self._shares()
         self.link(self.shared)
+
+    def _guards(self) -> tuple[frozenset[tuple[str, str]], ...]:
+        """Each rule's ``has(...)`` guards (``required``) and, for this release, the keys whose absence makes
+        its condition false whatever the profile: in ``has(x.k) ? A : B``, a conjunct of ``B`` that reads
+        nothing of the profile (``vllm.minor >= 27`` and the like, the release's constants written in) and
+        is false here. Such a rule runs only for a profile that sets ``x.k``, like one guarded by it."""
+        found = []
+        context: list[cel.Context] = []
+        for planned in self.rules:
+            rule = planned.rule
+            required = set(rule.required)
+            for case, condition in conjuncts(rule.when):
+                if case is None or case[2] or (case[0], case[1]) in required:
+                    continue
+                part = specialise(condition, self.all_defaults, self.vllm)
+                if len(part) > _FILTER_CHARS or _inputs({r: referenced_keys([part], r) for r in NAMESPACES}):
+                    continue
+                if not context:
+                    empty = {"kind": self.kind, "vllm": {"version": self.vllm.get("version")}, "args": {}}
+                    context.append(cel.Context(variables=build_context(empty, {}, None, self.values)))
+                try:
+                    false = compile_cel(part).execute(context[0]) is False
+                except EVAL_ERRORS:
+                    false = False
+                if false:
+                    required.add((case[0], case[1]))
+            found.append(frozenset(required))
+        return tuple(found)
 
     def _filters(
         self, planned: _PlannedRule, slot_of: Mapping[tuple[str, str | None], int]
@@ -1108,11 +1136,17 @@ class _ReleasePlan:
         for key, value in (doc.get("args") or {}).items():
             entry = by_key.get(key)
             if entry is not None:
-                try:
-                    values[entry[0]] = _number_of(value)
-                except TypeError:
-                    values[entry[0]] = -1
-                    known = False
+                # A str, int or bool already numbered is looked up here (most arguments: ``_number_of``
+                # without its call); the others through it.
+                kind = type(value)
+                found = _NUMBERS.get((kind, value)) if kind is str or kind is int or kind is bool else None
+                if found is None:
+                    try:
+                        found = _number_of(value)
+                    except TypeError:
+                        found = -1
+                        known = False
+                values[entry[0]] = found
                 touched.update(entry[1])
         by_key = slots["env"]
         if by_key:
@@ -1412,7 +1446,8 @@ class CompiledRuleSet:
                     misses.append((group, key))
                 elif outcome:
                     positions = group_positions[group]
-                    found += [(positions[offset], finding) for offset, finding in outcome]
+                    for offset, finding in outcome:  # mostly one: a loop, not a comprehension's call
+                        found.append((positions[offset], finding))
         else:
             misses = [(group, None) for group in touched]
         if misses:
