@@ -422,6 +422,67 @@ def test_a_group_guarded_by_one_key_runs_only_with_that_key():
             assert [f.rule for f in verdict.findings if f.severity != "info"] == fired
 
 
+def test_a_rule_whose_other_branch_its_release_rules_out_fires_only_with_the_key():
+    """``has(env.X) ? A : B`` where ``B`` is false for the release whatever the profile (a version bound): the
+    rule then fires only for profiles that set ``X``; where the release keeps ``B``, also without it."""
+    pack = {
+        "rules": [
+            {
+                "id": "gated",
+                "category": "policy",
+                "severity": "error",
+                "message": "gated",
+                "when": "has(env.X) ? (int(env.X) != 0 && args.a > 1) : (vllm.minor >= 30 && args.a > 1)",
+            }
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    cases = [
+        ("0.31.0", {"a": 2}, {}, ["gated"]),
+        ("0.28.0", {"a": 2}, {}, []),
+        ("0.28.0", {"a": 2}, {"X": "1"}, ["gated"]),
+        ("0.28.0", {"a": 2}, {"X": "0"}, []),
+        ("0.28.0", {"a": 1}, {"X": "1"}, []),
+        ("0.31.0", {"a": 2}, {"X": "0"}, []),
+    ]
+    for _ in range(2):  # the second time from the memoised outcomes
+        for version, args, env, fired in cases:
+            doc = build_document(kind="serving", version=version, model_name="m", args=args, env=env)
+            verdict = ruleset.evaluate(doc)
+            assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+            assert [f.rule for f in verdict.findings] == fired
+
+
+def test_a_rule_known_false_by_one_of_its_inputs_stays_false_whatever_the_others():
+    """A rule reading several inputs, one of which makes it false: profiles that differ in the others (each
+    a new combination) get no finding from it, and one whose deciding input changes gets it."""
+    pack = {
+        "rules": [
+            {
+                "id": "many",
+                "category": "policy",
+                "severity": "warning",
+                "message": "many",
+                "when": 'env.MODE == "on" && args.a + args.b > 3',
+            }
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack))
+    for a in range(1, 5):
+        for b in range(1, 5):
+            for mode, fires in (("off", False), ("on", a + b > 3)):
+                doc = build_document(
+                    kind="serving",
+                    version="0.31.0",
+                    model_name="m",
+                    args={"a": a, "b": b},
+                    env={"MODE": mode},
+                )
+                verdict = ruleset.evaluate(doc)
+                assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+                assert [f.rule for f in verdict.findings] == (["many"] if fires else [])
+
+
 def test_a_condition_for_one_release_has_its_constants_written_in():
     """``specialise``: the release's fields and defaults become literals, an argument the profile sets still
     wins over its default, and what is not a constant of the release is left as it is."""

@@ -239,6 +239,7 @@ class CatalogIndex:
                 entries[name] = (spec, self.outcomes, name, self.requires.get(name))
         self.memo_entries = entries
         self._field_names: dict[str, NearestIndex] = {}
+        self._value_texts: dict[tuple[str, str | None], tuple[frozenset[str], frozenset[str]]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         # The memo entries name this process' shared table and signature numbers: never carried to another.
@@ -283,6 +284,22 @@ class CatalogIndex:
     def options(self) -> NearestIndex:
         """Every option string: long flags, short and hidden aliases, negative flags."""
         return NearestIndex(self.catalog.by_flag)
+
+    def value_texts(self, argument: str, key: str | None) -> tuple[frozenset[str], frozenset[str]]:
+        """What the value check of ``argument`` (or of ``key`` inside its JSON config) accepts, as texts: its
+        names (with the ones it also takes) and its members' values. Worked out when a first value is
+        checked, not for each (a value set may list hundreds of names)."""
+        found = self._value_texts.get((argument, key))
+        if found is None:
+            check = self.catalog.checks_by_target[argument, key]
+            entry = self.catalog.value_sets[check["set"]]
+            members = entry.get("members") or {}
+            accepted = set(check.get("also") or ())
+            if not members or check.get("case"):  # an enum vLLM looks up by name (upper-cased), or a list
+                accepted |= {str(v) for v in entry.get("values") or ()}
+            found = (frozenset(accepted), frozenset(str(v) for v in members.values()))
+            self._value_texts[argument, key] = found
+        return found
 
     def field_names(self, class_name: str) -> NearestIndex:
         """A config class's field names, for did-you-mean."""
@@ -559,15 +576,13 @@ def value_set_problem(
         return None
     if check.get("requires") and not args.get(check["requires"]):
         return None
-    entry = catalog.value_sets[check["set"]]
+    accepted, member_values = catalog_index(catalog).value_texts(argument, key)
     text = str(value)
     probe = text.upper() if check.get("case") == "upper" else text
-    members = entry.get("members") or {}
-    accepted = set(check.get("also") or ())
-    if not members or check.get("case"):  # an enum vLLM looks up by name (upper-cased), or a list of names
-        accepted |= {str(v) for v in entry.get("values") or ()}
-    if probe in accepted or (not isinstance(value, float) and text in {str(v) for v in members.values()}):
+    if probe in accepted or (not isinstance(value, float) and text in member_values):
         return None
+    entry = catalog.value_sets[check["set"]]
+    members = entry.get("members") or {}
     message = check.get("message")
     if message:
         return message.replace("{value!r}", repr(value)).replace("{value}", text)

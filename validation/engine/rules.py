@@ -1205,6 +1205,28 @@ class _ReleasePlan:
                     known = False
         return values, touched, known
 
+    def settle(self, misses: list[tuple[int, Any]], values: list[int]) -> list[tuple[int, Any]]:
+        """The groups missed (``misses``: (group, memo key)) that are not of one rule a conjunct of whose
+        condition is already known false for these input numbers (``_proven_false`` with no context to
+        build); those give no finding, memoised so. Most misses of a profile's first values are of that kind
+        (a rule reading a dozen inputs, false by the one the profile sets)."""
+        left = []
+        for group, key in misses:
+            positions = self.group_positions[group]
+            if len(positions) == 1 and self.filters[positions[0]] and self.runs(positions[0], values):
+                for case, key_of, _program, table in self.filters[positions[0]]:
+                    if (case is None or (values[case[0]] != 0) is case[1]) and table.get(key_of(values)):
+                        outcomes = self.outcomes[group]
+                        if len(outcomes) >= LIMIT:
+                            outcomes.clear()
+                        outcomes[key] = ()
+                        break
+                else:
+                    left.append((group, key))
+            else:
+                left.append((group, key))
+        return left
+
     def runs(self, position: int, values: list[int]) -> bool | None:
         """Whether the rule at ``position`` runs for a profile of these input numbers: True; False if it
         keeps its empty-profile outcome (it reads nothing the profile sets); None if one of its `has(...)`
@@ -1450,6 +1472,8 @@ class CompiledRuleSet:
                         found.append((positions[offset], finding))
         else:
             misses = [(group, None) for group in touched]
+        if misses and memo:
+            misses = plan.settle(misses, values)
         if misses:
             self._run_groups(doc, plan, values, misses, found, memo)
         if waived_ids:
