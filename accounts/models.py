@@ -49,8 +49,13 @@ class AuditEvent(models.Model):
         SYSTEM = "system", "system"
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    actor = models.ForeignKey(  # no index of its own: audit_actor_at (actor, at) leads with it
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
     )
     actor_name = models.CharField(max_length=150, blank=True, help_text="Kept when the user is deleted.")
     via = models.CharField(max_length=10, choices=Via.choices)

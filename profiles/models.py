@@ -47,7 +47,8 @@ class Profile(models.Model):
         SERVING = "serving", "serving"
         COLLECTION = "collection", "collection"
 
-    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="profiles")
+    # No index of its own: the (team, name) ones below lead with it (one fewer index written per save).
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="profiles", db_index=False)
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=12, choices=Kind.choices)
     owner = models.ForeignKey(
@@ -64,6 +65,7 @@ class Profile(models.Model):
         blank=True,
         related_name="pinned_profiles",
         help_text="Empty: follow the fleet's default release.",
+        db_index=False,  # profile_release_cover (release, team, name) leads with it
     )
     engine_args = models.JSONField(default=dict, blank=True)
     env = models.JSONField(default=dict, blank=True)
@@ -142,7 +144,8 @@ class Profile(models.Model):
 class ProfileRevision(models.Model):
     """A snapshot of a profile after each saved edit: the history of edits and their diffs."""
 
-    profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="revisions")
+    # No index of its own: unique_profile_revision (profile, revision) leads with it.
+    profile = models.ForeignKey(Profile, on_delete=models.CASCADE, related_name="revisions", db_index=False)
     revision = models.PositiveIntegerField()
     data = models.JSONField()
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)

@@ -270,7 +270,10 @@ class VerdictChange(models.Model):
         SWEEP = "sweep", "periodic re-check"
         MANUAL = "manual", "re-check started by hand"
 
-    profile = models.ForeignKey("profiles.Profile", on_delete=models.CASCADE, related_name="state_changes")
+    # No index of its own: the (profile, -created_at) one below leads with it.
+    profile = models.ForeignKey(
+        "profiles.Profile", on_delete=models.CASCADE, related_name="state_changes", db_index=False
+    )
     from_state = models.CharField(max_length=12, blank=True)
     to_state = models.CharField(max_length=12)
     cause = models.CharField(max_length=10, choices=Cause.choices)
