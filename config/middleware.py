@@ -56,12 +56,15 @@ class LazyMessageMiddleware(MessageMiddleware):
 
 
 # Per-response overrides of the policy (django-csp's decorators): such a response gets django-csp's own path.
-_CSP_OVERRIDES = tuple(f"_csp_{part}{ro}" for part in ("config", "update", "replace") for ro in ("", "_ro"))
+_CSP_OVERRIDES = frozenset(
+    f"_csp_{part}{ro}" for part in ("config", "update", "replace") for ro in ("", "_ro")
+)
 _CSP_HEADERS = (
     (HEADER, False, "_csp_exempt", "CONTENT_SECURITY_POLICY"),
     (HEADER_REPORT_ONLY, True, "_csp_exempt_ro", "CONTENT_SECURITY_POLICY_REPORT_ONLY"),
 )
-_csp_built: dict[bool, str] = {}
+# report only or not -> (the settings' policy, the path prefixes it excludes)
+_csp_built: dict[bool, tuple[str, tuple[str, ...]]] = {}
 
 
 def _csp_settings_changed(setting, **kwargs):
@@ -72,29 +75,39 @@ def _csp_settings_changed(setting, **kwargs):
 setting_changed.connect(_csp_settings_changed)
 
 
+def _csp_policy(report_only: bool, setting: str) -> tuple[str, tuple[str, ...]]:
+    built = _csp_built.get(report_only)
+    if built is None:
+        prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES", None) or ()
+        built = _csp_built[report_only] = (build_policy(report_only=report_only), tuple(prefixes))
+    return built
+
+
 class CSPMiddleware(BaseCSPMiddleware):
-    """django-csp's middleware, with the header of the settings' own policy built once per process: django-csp
-    builds it from the settings for every response (3-4% of an API validation). A response whose page used
-    a nonce, or whose view changes the policy (``@csp_update`` and the like), goes through django-csp as it
-    is; otherwise the header, exemptions and excluded prefixes are django-csp's (``process_response``)."""
+    """django-csp's middleware, with the header of the settings' own policy and its excluded path prefixes
+    read once per process: django-csp builds it from the settings for every response (3-4% of an API
+    validation). A response whose page used a nonce, or whose view changes the policy (``@csp_update`` and
+    the like, which set attributes on the response), goes through django-csp as it is; otherwise the header
+    and exemptions are django-csp's (``process_response``)."""
+
+    def __init__(self, get_response):
+        super().__init__(get_response)
+        # What a nonce asked for after the header is written gives: django-csp makes one such object per
+        # response; it holds nothing of the request and only ever raises, so one serves them all.
+        self._nonce_after_response = CheckableLazyObject(self._csp_nonce_post_response)
 
     def process_response(self, request, response):
-        if getattr(request, "_csp_nonce", None) is not None or any(
-            getattr(response, name, None) is not None for name in _CSP_OVERRIDES
-        ):
+        if getattr(request, "_csp_nonce", None) is not None or not _CSP_OVERRIDES.isdisjoint(vars(response)):
             return super().process_response(request, response)
         exempted = (http.client.INTERNAL_SERVER_ERROR, http.client.NOT_FOUND)
         if response.status_code in exempted and settings.DEBUG:
             return response
         for header, report_only, exempt, setting in _CSP_HEADERS:
-            policy = _csp_built.get(report_only)
-            if policy is None:
-                policy = _csp_built[report_only] = build_policy(report_only=report_only)
+            policy, prefixes = _csp_policy(report_only, setting)
             if not policy or header in response or getattr(response, exempt, False) is not False:
                 continue
-            prefixes = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES", None) or ()
-            if not request.path_info.startswith(tuple(prefixes)):
+            if not request.path_info.startswith(prefixes):
                 response[header] = policy
         # As django-csp: a nonce asked for after the header is written is an error, not a silent gap.
-        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        request.csp_nonce = self._nonce_after_response
         return response
