@@ -52,7 +52,7 @@ def read_row(
     return values
 
 
-_GIVEN, _CONSTANT, _CALL = 0, 1, 2
+_CONSTANT, _CALL = 1, 2
 
 
 def _default(field) -> tuple[int, Any]:
@@ -71,14 +71,33 @@ def _default(field) -> tuple[int, Any]:
     return _CALL, field.get_default
 
 
+_UNSET = object()  # a column of the template whose default is made per row
+
+
 @cache
-def _columns(model) -> tuple[tuple[str, str, bool, bool, int, Any], ...]:
-    """Per concrete field of ``model``: (name, attname, is a relation, is generated, how its default is
-    made, the constant or the call)."""
-    return tuple(
-        (f.name, f.attname, f.is_relation, bool(getattr(f, "generated", False)), *_default(f))
-        for f in model._meta.concrete_fields
-    )
+def _template(
+    model,
+) -> tuple[list[Any], tuple[tuple[int, Callable[[], Any]], ...], dict[str, tuple[int, bool]]]:
+    """For ``model``: a value per concrete column (the constant defaults; ``DEFERRED`` for a generated column;
+    ``_UNSET`` where the default is made per row), the calls that make those, and each column's position by
+    attname, and a relation's also by name (with whether it is that name)."""
+    values: list[Any] = []
+    calls = []
+    where: dict[str, tuple[int, bool]] = {}
+    for i, field in enumerate(model._meta.concrete_fields):
+        if getattr(field, "generated", False):
+            values.append(DEFERRED)
+            continue
+        how, default = _default(field)
+        if how == _CONSTANT:
+            values.append(default)
+        else:
+            values.append(_UNSET)
+            calls.append((i, default))
+        where[field.attname] = (i, False)
+        if field.is_relation:
+            where[field.name] = (i, True)
+    return values, tuple(calls), where
 
 
 def unsaved(model, /, **values: Any):
@@ -87,21 +106,22 @@ def unsaved(model, /, **values: Any):
     raises and catches a ``KeyError`` for each column not given (two for a foreign key), which was most of
     the cost of the rows a save builds. A related object given by name is set afterwards through its
     descriptor, as Django sets it; anything else (a property) goes through Django's own keyword path."""
-    args: list[Any] = []
+    template, calls, where = _template(model)
+    args = template.copy()
     related = []
-    given = dict(values)
-    for name, attname, relation, generated, how, default in _columns(model):
-        if generated:
-            args.append(DEFERRED)
-        elif relation and name in given:
-            related.append((name, given.pop(name)))
-            args.append(DEFERRED)
-        elif attname in given:
-            args.append(given.pop(attname))
+    for key, value in values.items():
+        place = where.get(key)
+        if place is None:
+            return model(**values)
+        i, by_name = place
+        if by_name:
+            args[i] = DEFERRED
+            related.append((key, value))
         else:
-            args.append(default if how == _CONSTANT else default())
-    if given:
-        return model(**values)
+            args[i] = value
+    for i, default in calls:
+        if args[i] is _UNSET:  # not given: its default, made for this row as Django makes it
+            args[i] = default()
     obj = model(*args)
     for name, value in related:
         setattr(obj, name, value)
