@@ -509,8 +509,8 @@ def check_catalog(
                 else:
                     key = (prefix, freeze(value))
             except TypeError:
-                key = None
-            known = table.get(key) if key is not None else None
+                key = None  # no memo key: computed afresh (no table holds None)
+            known = table.get(key)
             if known is None:
                 known = tuple(_argument_findings(spec, name, value, index, args))
                 if key is not None:
@@ -763,12 +763,11 @@ def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | 
             if item is not None and not _is_type(item, spec.item_type, spec, lax):
                 return f"argument {flag}: invalid {spec.item_type} value: {item!r}"
     if spec.choices:
-        allowed = [c for c in spec.choices if c is not None]
-        allowed_text = {str(c) for c in allowed}
+        allowed, allowed_text, bool_choices = spec.allowed_choices
         for item in items:
             if item is None and (spec.nullable or None in spec.choices):
                 continue
-            if item in allowed and isinstance(item, bool) == any(isinstance(c, bool) for c in allowed):
+            if item in allowed and isinstance(item, bool) == bool_choices:
                 continue
             if not isinstance(item, bool) and str(item) in allowed_text:
                 continue

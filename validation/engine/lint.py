@@ -63,13 +63,10 @@ def validate(
     no outcome (for benchmarks).
     """
     waived_ids = frozenset(waived)
-    version, found = ruleset.findings(doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo)
-    # One sort, in vLLM's order: by severity; then the rules' findings of the catalog category (by position),
-    # the catalog's checks (in the order checked), the other rules' findings (by position).
-    ranked = [
-        (SEVERITY_ORDER[finding.severity], 0 if finding.category == "catalog" else 2, position, finding)
-        for position, finding in found
-    ]
+    # The rules' findings come ranked (rules.Ranked); one sort, in vLLM's order: by severity; then the rules'
+    # findings of the catalog category (by position), the catalog's checks (in the order checked), the other
+    # rules' findings (by position).
+    version, ranked = ruleset.findings(doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo)
     checked = (
         check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain)
         if catalog is not None
@@ -77,7 +74,7 @@ def validate(
     )
     if checked:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
-        said = {finding.message for _, finding in found if not finding.waived}
+        said = {item[3].message for item in ranked if not item[3].waived}
         for order, finding in enumerate(checked):
             if finding.message in said:
                 continue
@@ -85,9 +82,9 @@ def validate(
                 finding = Finding(**{**finding.__dict__, "waived": True})
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
     ranked.sort(key=_RANK)
-    return Verdict(
-        vllm_version=version or None, ruleset=ruleset.version_id, findings=tuple([item[3] for item in ranked])
-    )
+    findings = tuple(map(_FINDING, ranked))
+    return Verdict(vllm_version=version or None, ruleset=ruleset.version_id, findings=findings)
 
 
 _RANK = itemgetter(0, 1, 2)
+_FINDING = itemgetter(3)

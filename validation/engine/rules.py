@@ -750,6 +750,23 @@ _Filter = tuple[tuple[int, bool] | None, Callable[[list[int]], Any], Any, dict[A
 
 _NO_CONTEXT: dict[str, Any] = {"cel_context": None, "variables": None}  # a rule without a message template
 
+# A rule's finding as a verdict orders it: its severity's order, 0 for a rule of the catalog category and 2
+# for another (the catalog's own checks rank 1, between: see ``lint.validate``), its rule's position; then
+# the finding.
+Ranked = tuple[int, int, int, Finding]
+_SEVERITY_THEN_POSITION = itemgetter(0, 2)
+
+
+def _ranked(position: int, finding: Finding) -> Ranked:
+    return (SEVERITY_ORDER[finding.severity], 0 if finding.category == "catalog" else 2, position, finding)
+
+
+def _entry(offset: int, finding: Finding) -> tuple[int, Finding, int, int]:
+    """An entry of a memoised outcome: the finding's offset among its group's rules, the finding and the first
+    two items of its rank (``Ranked``), worked out once rather than for each profile it is reused for."""
+    severity, order, _, _ = _ranked(offset, finding)
+    return (offset, finding, severity, order)
+
 
 def _proven_false(
     filters: tuple[_Filter, ...], values: list[int], cel_context: Callable[[], cel.Context]
@@ -977,7 +994,7 @@ class _ReleasePlan:
         untouched = []
         for group, members in enumerate(self.group_positions):
             standing = tuple(
-                (offset, self.rules[position].baseline)
+                _entry(offset, self.rules[position].baseline)
                 for offset, position in enumerate(members)
                 if self.rules[position].baseline is not None and not self.guard_slots[position][0]
             )
@@ -1432,9 +1449,10 @@ class CompiledRuleSet:
         waived: Iterable[str] = (),
         plain: bool = False,
         memo: bool = True,
-    ) -> tuple[str, list[tuple[int, Finding]]]:
-        """The profile's release and its rule findings, each with its rule's position in the rule set's order
-        for the release (in no particular order: ``evaluate`` sorts them).
+    ) -> tuple[str, list[Ranked]]:
+        """The profile's release and its rule findings, each ranked (``Ranked``: its severity's order, 0 for
+        a rule of the catalog category and 2 for another, its rule's position in the rule set's order for
+        the release; in no particular order: ``evaluate`` and ``lint.validate`` sort them).
 
         Only the rules that read something the profile sets run, on a context holding only what they read;
         the others' outcome is the one computed once on the release's empty profile, and a group of rules
@@ -1450,12 +1468,13 @@ class CompiledRuleSet:
             return version, self._evaluate_plain(doc, plan, waived_ids)
         values, touched, known = plan.inputs(doc)
         memo = memo and known
-        found: list[tuple[int, Finding]] = []
+        found: list[Ranked] = []
         group_positions = plan.group_positions
         for group, standing in plan.untouched:
             if group not in touched:
                 positions = group_positions[group]
-                found += [(positions[offset], finding) for offset, finding in standing]
+                for offset, finding, severity, order in standing:
+                    found.append((severity, order, positions[offset], finding))
         # A group's outcome is a function of the profile values its rules read: reuse it when they recur
         # (.get, not `in` then [ ]: another thread may start a full table over in between).
         if memo:
@@ -1468,8 +1487,8 @@ class CompiledRuleSet:
                     misses.append((group, key))
                 elif outcome:
                     positions = group_positions[group]
-                    for offset, finding in outcome:  # mostly one: a loop, not a comprehension's call
-                        found.append((positions[offset], finding))
+                    for offset, finding, severity, order in outcome:  # mostly one: a loop, no call
+                        found.append((severity, order, positions[offset], finding))
         else:
             misses = [(group, None) for group in touched]
         if misses and memo:
@@ -1478,8 +1497,13 @@ class CompiledRuleSet:
             self._run_groups(doc, plan, values, misses, found, memo)
         if waived_ids:
             found = [
-                (position, replace(finding, waived=True) if finding.rule in waived_ids else finding)
-                for position, finding in found
+                (
+                    severity,
+                    order,
+                    position,
+                    replace(finding, waived=True) if finding.rule in waived_ids else finding,
+                )
+                for severity, order, position, finding in found
             ]
         return version, found
 
@@ -1489,7 +1513,7 @@ class CompiledRuleSet:
         plan: _ReleasePlan,
         values: list[int],
         misses: list[tuple[int, Any]],
-        found: list[tuple[int, Finding]],
+        found: list[Ranked],
         memo: bool,
     ) -> None:
         """The outcomes of the groups no memoised outcome gave (``misses``: (group, memo key or None)): the
@@ -1566,8 +1590,9 @@ class CompiledRuleSet:
                     else:
                         finding = rule.finding(waived=False, **render_on(position)) if fired is True else None
                 if finding is not None:
-                    outcome.append((offset, finding))
-                    found.append((position, finding))
+                    entry = _entry(offset, finding)
+                    outcome.append(entry)
+                    found.append((entry[2], entry[3], position, finding))
             if key is not None:
                 table = plan.outcomes[group]
                 if len(table) >= LIMIT:
@@ -1577,19 +1602,19 @@ class CompiledRuleSet:
     @staticmethod
     def _evaluate_plain(
         doc: Mapping[str, Any], plan: _ReleasePlan, waived_ids: frozenset[str]
-    ) -> list[tuple[int, Finding]]:
+    ) -> list[Ranked]:
         variables = build_context(doc, plan.all_defaults, values=plan.values)
         cel_context = cel.Context(variables=variables)
-        found = []
+        found: list[Ranked] = []
         for position, planned in enumerate(plan.rules):
             finding = _run(planned.rule, cel_context, waived_ids, variables)
             if finding is not None:
-                found.append((position, finding))
+                found.append(_ranked(position, finding))
         return found
 
-    def _verdict(self, version: str, found: list[tuple[int, Finding]]) -> Verdict:
-        found.sort(key=lambda item: (SEVERITY_ORDER[item[1].severity], item[0]))
-        findings = [finding for _, finding in found]
+    def _verdict(self, version: str, found: list[Ranked]) -> Verdict:
+        found.sort(key=_SEVERITY_THEN_POSITION)
+        findings = [item[3] for item in found]
         return Verdict(vllm_version=version or None, ruleset=self.version_id, findings=tuple(findings))
 
 

@@ -101,6 +101,12 @@ class ArgSpec:
     def long_flag(self) -> str:
         return next((f for f in self.flags if f.startswith("--")), self.flags[0])
 
+    @cached_property
+    def allowed_choices(self) -> tuple[tuple[Any, ...], frozenset[str], bool]:
+        """Its choices but None, their texts, and whether one is a bool: what a value is checked against."""
+        allowed = tuple(c for c in self.choices or () if c is not None)
+        return allowed, frozenset(str(c) for c in allowed), any(isinstance(c, bool) for c in allowed)
+
 
 def _is_active(severity: str | None, waived: bool | None) -> bool:
     return severity in ACTIVE_SEVERITIES and not waived
