@@ -3,6 +3,8 @@ running rules read, ``has()`` guards) gives exactly the findings of running ever
 
 from __future__ import annotations
 
+import copy
+
 import cel
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from validation.engine.catalog import Catalog
 from validation.engine.cel_reads import read_set
 from validation.engine.lint import build_document, validate
+from validation.engine.memo import freeze
 from validation.engine.rules import NAMESPACES, compile_ruleset, load_pack
 from validation.linter.data import BUILTIN_PACK, CATALOG_DIR
 
@@ -221,6 +224,51 @@ def test_a_reused_outcome_tells_values_of_other_types_apart():
         messages.append(finding.message)
     assert messages[0] == messages[5]
     assert len(set(messages)) == 7, messages
+
+
+_SCALAR_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.floats(allow_nan=False, min_value=-1, max_value=1),
+    st.sampled_from(["a", "b", "1"]),
+)
+_PROFILE_VALUES = st.recursive(
+    _SCALAR_VALUES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.one_of(st.sampled_from(["a", "b"]), st.integers(0, 1), st.booleans()), inner, max_size=3
+        ),
+    ),
+    max_leaves=6,
+)
+
+
+def _same_value(a, b) -> bool:
+    """The same value to CEL and to a message: types (1, true, 1.0), float signs and a mapping's order count."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is float:
+        return a.hex() == b.hex()
+    if type(a) is list:
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is dict:
+        return len(a) == len(b) and all(
+            _same_value(ka, kb) and _same_value(va, vb)
+            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True)
+        )
+    return a == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PROFILE_VALUES, _PROFILE_VALUES)
+def test_a_memo_key_stands_for_one_value_only(a, b):
+    """Outcomes are reused under ``memo.freeze`` of the values read: two values get equal keys only when they
+    are the same value (flat containers and nested ones alike), and a copy of a value gets its key."""
+    assert (freeze(a) == freeze(b)) is _same_value(a, b)
+    assert freeze(a) == freeze(copy.deepcopy(a))
+    assert hash(freeze(a)) == hash(freeze(copy.deepcopy(a)))
 
 
 def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numbers_start_over(monkeypatch):
