@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from functools import cache
 
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -119,17 +120,17 @@ class PrebuiltFields:
         return fields
 
 
-_HAS_OWN_COPY: dict[type, bool] = {}
+@cache
+def _has_own_copy(kind: type) -> bool:
+    """Asked once per class: a failed ``hasattr()`` builds an ``AttributeError`` each time."""
+    return hasattr(kind, "__copy__")
 
 
 def _shallow_copy(field):
     """``copy.copy(field)`` for a DRF field (an instance dict and no ``__copy__``), without ``copy``'s
     generic ``__reduce_ex__`` round: a third of the cost of a validate request's serializer."""
     kind = type(field)
-    own_copy = _HAS_OWN_COPY.get(kind)
-    if own_copy is None:  # asked once per class: a failed hasattr() builds an AttributeError each time
-        own_copy = _HAS_OWN_COPY[kind] = hasattr(kind, "__copy__")
-    if own_copy:
+    if _has_own_copy(kind):
         return copy.copy(field)
     new = object.__new__(kind)
     new.__dict__.update(field.__dict__)

@@ -89,7 +89,8 @@ def profile_document(
     """The engine's document of a profile (saved or not) on ``release`` (default: its effective release).
     ``facts``: its model facts (:func:`profile_model_facts`) when the caller has them already."""
     release = release or effective_release(profile)
-    facts = facts or profile_model_facts(profile)
+    if facts is None:
+        facts = profile_model_facts(profile)
     doc = engine_lint.build_document(
         kind=profile.kind,
         version=release.version,
