@@ -156,6 +156,44 @@ def test_a_could_not_verify_finding_is_filled_too():
     )
 
 
+def test_an_unknown_value_of_a_long_expression_is_named_by_what_it_reads():
+    # vLLM builds some sentences from many values (max_model_len's check: thousands of characters of CEL).
+    # Where one cannot be computed, the finding names the inputs, not the expression: the message stays
+    # readable, and the expression stays in the rule's message_template.
+    sentence = (
+        '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
+        'max_model_len (max_position_embeddings=" + string(model.config.max_position_embeddings) + " or '
+        'model_max_length=" + string(model.config.model_max_length) + " in model\'s config.json)."'
+    )
+    rules = [
+        rule(
+            message="{msg} To allow overriding this maximum, set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
+            message_template="{{ " + sentence + " }} To allow overriding this maximum, set "
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
+            when="args.max_model_len > model.config.max_position_embeddings",
+        )
+    ]
+    [finding] = run(rules, args={"max_model_len": 65536})
+    label = (
+        "a value computed from args.max_model_len, model.config.max_position_embeddings, "
+        "model.config.model_max_length"
+    )
+    assert finding.message == (
+        f"could not verify: <unknown: {label}> To allow overriding this maximum, set "
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. (the profile does not give config)"
+    )
+    assert finding.message_note == f"could not fill in {label} (the profile does not give config)"
+    [filled] = run(
+        rules,
+        args={"max_model_len": 65536},
+        model_config={"max_position_embeddings": 8192, "model_max_length": 8192},
+    )
+    assert filled.message.startswith(
+        "User-specified max_model_len (65536) is greater than the derived max_model_len "
+        "(max_position_embeddings=8192 or model_max_length=8192 in model's config.json)."
+    )
+
+
 @pytest.mark.parametrize(
     ("template", "detail"),
     [

@@ -25,7 +25,7 @@ from typing import Any
 
 import cel
 
-from .cel_reads import LexError, tokens
+from .cel_reads import LexError, read_set, tokens
 from .types import RuleCompileError
 
 FIELD = "message_template"
@@ -56,6 +56,14 @@ class Slot:
     # ``args.speculative_config`` and the like: read straight from the document, which keeps a map's keys in
     # the order vLLM prints them (CEL's maps come back in an arbitrary order).
     path: tuple[str, ...] | None = None
+
+    @property
+    def label(self) -> str:
+        """How a message names this slot when it cannot be filled: the expression itself when it is short
+        (``model.config.num_attention_heads``); for a long one (a whole sentence vLLM builds from many
+        values, thousands of characters of CEL) the inputs it reads, so a finding stays readable. The full
+        expression stays in the rule's ``message_template``."""
+        return _label(self.expr)
 
     def value(self, context: cel.Context, variables: Mapping[str, Any] | None) -> Any:
         if self.path is None or variables is None:
@@ -117,8 +125,35 @@ class MessageTemplate:
                 text.append(part.render(context, variables))
             except RenderError as exc:
                 failed.append(exc)
-                text.append(f"<unknown: {part.expr}>")
+                text.append(f"<unknown: {part.label}>")
         return "".join(text), tuple(failed)
+
+
+# An expression up to this long is shown as it is where its value is unknown; a longer one by what it reads.
+LABEL_CHARS = 80
+LABEL_INPUTS = 4
+_LABEL_ROOTS = frozenset({"args", "env", "model", "model.config", "vllm", "hardware", "derived", "effective"})
+
+
+@lru_cache(maxsize=1024)
+def _label(expr: str) -> str:
+    text = " ".join(expr.split())
+    if len(text) <= LABEL_CHARS:
+        return text
+    reads = read_set(expr, _LABEL_ROOTS)
+    paths: list[str] = []
+    for root in sorted(reads):
+        keys = reads[root]
+        if root == "model" and "model.config" in reads:
+            keys = None if keys is None else keys - {"config"}
+            if keys == frozenset():
+                continue
+        paths.extend([root] if keys is None else (f"{root}.{key}" for key in sorted(keys)))
+    if not paths:
+        return text[: LABEL_CHARS - 1] + "\u2026"
+    shown = ", ".join(paths[:LABEL_INPUTS])
+    more = f" and {len(paths) - LABEL_INPUTS} more" if len(paths) > LABEL_INPUTS else ""
+    return f"a value computed from {shown}{more}"
 
 
 def _scan_slot(text: str, start: int) -> tuple[int, int | None]:

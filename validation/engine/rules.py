@@ -356,7 +356,7 @@ class CompiledRule:
         text, failed = self.template.render_partial(cel_context, variables)
         if not failed:
             return text, None
-        return text, "could not fill in " + "; ".join(f"{e.slot.expr} ({e.detail})" for e in failed)
+        return text, "could not fill in " + "; ".join(f"{e.slot.label} ({e.detail})" for e in failed)
 
     def finding(
         self,
