@@ -480,3 +480,33 @@ def test_copies_of_one_configuration_share_an_outcome_that_equals_each_plain_che
         s.pk for s in seeds
     }
     assert sweep()["lagging"] == 0
+
+
+def test_a_worker_keeps_the_outcomes_of_the_current_rule_set_only(user, staff, team, fleet_032):
+    # A worker process keeps outcomes across batches; once a new rule set is current, the old one's outcomes
+    # can never be read again, and keeping them would grow the worker by a fleet's worth per publish.
+    from validation.services import rechecks
+
+    for i in range(4):
+        make(user, team, f"plain-{i}", command=f"vllm serve org/model-{i}", kind="serving")
+    published = []
+    for n in range(2):
+        draft = rulesets.ruleset_draft_create(actor=staff)
+        rulesets.rule_save(
+            ruleset=draft,
+            data={
+                "id": f"org-rule-{n}",
+                "category": "policy",
+                "severity": "warning",
+                "message": f"rule {n}",
+                "when": "has(args.enforce_eager) && args.enforce_eager == true",
+            },
+        )
+        recheck = rulesets.ruleset_publish(ruleset=draft, actor=staff)
+        recheck_run_inline(recheck.pk)
+        recheck.refresh_from_db()
+        assert (recheck.state, recheck.done) == ("done", 4)
+        published.append(draft.pk)
+        assert {key[0] for key in rechecks._outcomes} == {draft.pk}
+        assert len(rechecks._outcomes) == 4  # one per distinct document
+    assert published[0] != published[1]

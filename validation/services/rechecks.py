@@ -204,8 +204,20 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
 # Outcomes of distinct documents, kept by the worker process across batches: a fleet's copies of one
 # configuration are spread over many batches. The key holds everything the verdict depends on (the rule set's
 # version, the release's catalog digest, the document, waivers, model configs' and node type's content).
+# Batches evaluate under the current rule set only, so once another one is current the outcomes of the one
+# before can never be read again: they are dropped then (a worker's memory holds one rule set's outcomes,
+# not those of every rule set published since it started).
 _outcomes: OrderedDict[tuple, tuple] = OrderedDict()
+_outcomes_ruleset: list[tuple] = []  # the (id, updated_at) of the rule set _outcomes were computed under
 OUTCOMES_KEPT = 20_000
+
+
+def _outcomes_for(ruleset) -> OrderedDict[tuple, tuple]:
+    current = (ruleset.pk, ruleset.updated_at)
+    if _outcomes_ruleset != [current]:
+        _outcomes.clear()
+        _outcomes_ruleset[:] = [current]
+    return _outcomes
 
 
 def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRelease, list[int]]]:
@@ -221,12 +233,13 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
     waivers = {pk: tuple(sorted(ids)) for pk, ids in waived_ids.items()}
     undecided: list[tuple[int, tuple]] = []
     reader = ProfileRows(profile_model().objects.filter(pk__in=id_array(profile_ids)))
+    outcomes = _outcomes_for(ruleset)
     for rows in reader.chunks():
         for row in rows:
             target = releases.get(row.release_id) or fleet
             waived = waivers.get(row.pk, ())
             key = (ruleset.pk, ruleset.updated_at, *reader.key(row, target, waived))
-            outcome = _outcomes.get(key)
+            outcome = outcomes.get(key)
             if outcome is None:
                 pinned = target if row.release_id else None
                 verdict, release = profile_check(
@@ -234,9 +247,9 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
                 )
                 digest = findings_digest([f.as_dict() for f in verdict.findings])
                 outcome = (verdict, release, digest)  # kept small: a worker keeps thousands
-                _outcomes[key] = outcome
-                if len(_outcomes) > OUTCOMES_KEPT:
-                    _outcomes.popitem(last=False)
+                outcomes[key] = outcome
+                if len(outcomes) > OUTCOMES_KEPT:
+                    outcomes.popitem(last=False)
             if row.state != outcome[0].state:
                 changed[row.pk] = outcome[:2]
             elif row.findings_sha256 == outcome[2]:
