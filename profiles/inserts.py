@@ -141,12 +141,20 @@ def _row(obj: Model, skip: Sequence[str]) -> dict:
     return row
 
 
+class RowChanged(Exception):
+    """The row a guarded insert relies on is no longer as it was read: nothing was inserted."""
+
+
 @cache
-def _statement(parent_model, returning: tuple[str, ...], groups: tuple) -> tuple[str, list, list]:
+def _statement(
+    parent_model, returning: tuple[str, ...], groups: tuple, guard_model=None
+) -> tuple[str, list, list]:
     """The statement for a parent and groups of children (model, parent fields, returning), written once per
     shape: each row's values are one JSON parameter (``jsonb_populate_record``, which turns each value into
     its column's type as an ``INSERT`` of that value would), so the statement's text is the same from one
-    save to the next and its parameters few. Returns it with the fields read back: the parent's, then per
+    save to the next and its parameters few. ``guard_model``: the parent is inserted only while a row of that
+    model (its key the second parameter) is still the one read (its ``to_jsonb`` image the third), and with it
+    the children, which take the parent's key. Returns it with the fields read back: the parent's, then per
     group."""
     quote = connection.ops.quote_name
     meta = parent_model._meta
@@ -154,9 +162,16 @@ def _statement(parent_model, returning: tuple[str, ...], groups: tuple) -> tuple
     table = quote(meta.db_table)
     columns = ", ".join(quote(f.column) for f in _insert_fields(parent_model))
     back = [meta.get_field(name) for name in returning]
+    guard = ""
+    if guard_model is not None:
+        guard_meta = guard_model._meta
+        guard = (
+            f"WHERE (SELECT to_jsonb(g) FROM {quote(guard_meta.db_table)} g "
+            f"WHERE g.{quote(guard_meta.pk.column)} = %s) = %s::jsonb "
+        )
     ctes = [
         f"p AS (INSERT INTO {table} ({columns}) SELECT {columns} "
-        f"FROM jsonb_populate_record(NULL::{table}, %s::jsonb) "
+        f"FROM jsonb_populate_record(NULL::{table}, %s::jsonb) {guard}"
         f"RETURNING {', '.join(quote(f.column) for f in [pk, *back])})"
     ]
     selected = [quote(pk.column), *(quote(f.column) for f in back)]
@@ -198,17 +213,27 @@ def _set_stored(obj: Model, field, value, conn) -> None:
     setattr(obj, field.attname, value)
 
 
-def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequence[str] = ()) -> None:
+def insert_together(
+    parent: Model,
+    children: Sequence[Child],
+    *,
+    returning: Sequence[str] = (),
+    guard: tuple[Model, str] | None = None,
+) -> None:
     """Insert ``parent`` (new, its key assigned by the database) and ``children`` in one statement.
 
     Afterwards every object is saved as ``save()`` leaves it: primary keys set (the children's too), the
     parent's key in each child's ``parent_fields``, ``auto_now`` fields filled in. ``returning`` (here and on
     a child): fields read back as the database stored them (a JSON value as a later read gives it: its key
-    order, its numbers), so that the caller can show the rows without reading them again.
+    order, its numbers), so that the caller can show the rows without reading them again. ``guard``: a row
+    and its image as PostgreSQL's ``to_jsonb`` gave it when it was read (PostgreSQL only): the rows are
+    inserted only if it is still that, else nothing is and :class:`RowChanged` is raised.
     """
     conn = connections[DEFAULT_DB_ALIAS]
     models = {type(parent), *(type(c.obj) for c in children)}
     if conn.vendor != "postgresql" or not all(_sendable(m) for m in models):
+        if guard is not None:
+            raise ValueError("a guarded insert needs PostgreSQL and rows it can send as JSON")
         _insert_one_by_one(parent, children, returning)
         return
     # Consecutive children of one model and shape are one multi-row INSERT, as bulk_create would send them.
@@ -216,8 +241,11 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
         (shape, [c.obj for c in group])
         for shape, group in groupby(children, key=lambda c: (type(c.obj), c.parent_fields, c.returning))
     ]
-    sql, back, read = _statement(type(parent), tuple(returning), tuple(shape for shape, _ in groups))
+    shapes = tuple(shape for shape, _ in groups)
+    sql, back, read = _statement(type(parent), tuple(returning), shapes, type(guard[0]) if guard else None)
     params = [json.dumps(_row(parent, ()))]
+    if guard is not None:
+        params += [guard[0].pk, guard[1]]
     for (_, parent_fields, _), objs in groups:
         params.append(json.dumps([_row(obj, parent_fields) for obj in objs]))
     savepoint = transaction.atomic() if conn.in_atomic_block else nullcontext()
@@ -225,7 +253,10 @@ def insert_together(parent: Model, children: Sequence[Child], *, returning: Sequ
     # then parses and plans the statement once, not at every save.
     with savepoint, prepared_cursor(conn) as cursor:
         cursor.execute(sql, params)
-        row = list(cursor.fetchone())
+        row = cursor.fetchone()
+    if row is None:  # the guard's row changed: the parent was not inserted, nor were its children
+        raise RowChanged
+    row = list(row)
     new_key = row.pop(0)
     setattr(parent, type(parent)._meta.pk.attname, new_key)
     for field in back:

@@ -157,17 +157,16 @@ class ProfileViewSet(viewsets.ModelViewSet):
         team_slug = data.pop("team", None)
         if not team_slug:
             return Response({"team": ["a profile needs a team (its slug)"]}, status=400)
-        team = selectors.team_by_slug(team_slug)
-        if team is None:
-            return Response({"team": [f"no team with slug {team_slug!r}"]}, status=400)
         data.pop("revision", None)
-        profile, _ = services.profile_create(
+        created = services.profile_create_by_slug(
             actor=request.user,
-            team=team,
+            team_slug=team_slug,
             data=services.ProfileInput.from_mapping(data),
             stamp=token_prefetched(request),
         )
-        return self._created(profile)
+        if created is None:
+            return Response({"team": [f"no team with slug {team_slug!r}"]}, status=400)
+        return self._created(created[0])
 
     @extend_schema(
         request=ProfileWriteSerializer,

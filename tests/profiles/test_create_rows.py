@@ -12,7 +12,9 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from accounts.models import AuditEvent
 from accounts.services import token_create
-from profiles.models import Profile, ProfileRevision
+from hub.models import NodeType
+from profiles.models import Profile, ProfileRevision, Team, TeamMembership
+from profiles.services import team_add_member, team_create
 from tests.conftest import SEED_COMMAND
 from validation.engine.types import Finding
 from validation.models import Verdict, VerdictChange, VerdictCheck, VerdictRule
@@ -127,9 +129,10 @@ def test_a_taken_name_in_autocommit_is_refused_and_writes_nothing(api, team):
 
 
 @pytest.mark.django_db
-def test_a_create_by_api_token_sends_four_statements(team, user):
-    """The token with the reference stamp, the team, the editor's role in it, and the one statement that
-    writes every row (nothing is read back for the answer)."""
+def test_a_create_by_api_token_sends_three_statements(team, user):
+    """The token with the reference stamp, the editor's role in the team, and the one statement that writes
+    every row (nothing is read back for the answer); the team, read by an earlier save of this process, is
+    checked by that statement rather than read again."""
     _, key = token_create(actor=None, user=user, name="ci")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
@@ -142,14 +145,62 @@ def test_a_create_by_api_token_sends_four_statements(team, user):
     assert created.status_code == 201, created.content
     statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
     if connection.vendor == "postgresql":  # the embedded SQLite inserts row by row
-        assert len(statements) == 4, [s[:120] for s in statements]
+        assert len(statements) == 3, [s[:120] for s in statements]
         assert "digest" in statements[0] and "validation_ruleset" in statements[0]
-        assert "profiles_team" in statements[1] and "profiles_teammembership" in statements[2]
-        assert statements[3].startswith("WITH")
+        assert "profiles_teammembership" in statements[1]
+        assert statements[2].startswith("WITH") and "profiles_team" in statements[2]
         with connection.cursor() as cursor:  # the insert is planned once per connection, not per save
-            cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH p AS%%'")
+            cursor.execute(  # (and once more as the first save sent it, which had just read the team)
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH p AS%%to_jsonb(g)%%'"
+            )
             assert cursor.fetchone()[0] == 1
     assert created.json() == client.get(f"/api/v1/profiles/{created.json()['id']}/").json()
+
+
+def _two_gpus(name: str) -> dict:
+    """A profile over two GPUs: a team whose default node has one GPU refuses it; without a node type,
+    whether it fits cannot be verified (an info finding) and it is saved."""
+    return {
+        "team": "ml-platform",
+        "name": name,
+        "kind": "serving",
+        "vllm_version": "0.33.0",
+        "command": "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2",
+    }
+
+
+WORLD_SIZE = "World size (2) is larger than the number of available GPUs (1)"
+
+
+@pytest.mark.django_db
+def test_a_save_never_relies_on_a_team_changed_since_this_process_read_it(api, team):
+    """Another process changes the team's default node type (an update this process does not see): a save
+    checks against the team as it is now, whether the copy read before would have accepted it or refused."""
+    one_gpu = NodeType.objects.create(name="one-gpu", gpu="L4", gpus_per_node=1, gpu_memory_gb=24)
+    assert api.post("/api/v1/profiles/", _two_gpus("first"), format="json").status_code == 201
+    Team.objects.filter(pk=team.pk).update(default_node_type=one_gpu)
+    refused = api.post("/api/v1/profiles/", _two_gpus("second"), format="json")
+    assert refused.status_code == 400 and WORLD_SIZE in json.dumps(refused.json())
+    assert not Profile.objects.filter(name="second").exists()
+    Team.objects.filter(pk=team.pk).update(default_node_type=None)
+    saved = api.post("/api/v1/profiles/", _two_gpus("third"), format="json")
+    assert saved.status_code == 201, saved.content
+    assert WORLD_SIZE not in json.dumps(saved.json())
+    assert saved.json() == api.get(f"/api/v1/profiles/{saved.json()['id']}/").json()
+
+
+@pytest.mark.django_db
+def test_a_team_renamed_since_this_process_read_it_is_not_found_under_its_old_slug(api, staff, user, team):
+    assert api.post("/api/v1/profiles/", _two_gpus("first"), format="json").status_code == 201
+    Team.objects.filter(pk=team.pk).update(slug="renamed")
+    gone = api.post("/api/v1/profiles/", _two_gpus("second"), format="json")
+    assert gone.status_code == 400 and gone.json() == {"team": ["no team with slug 'ml-platform'"]}
+    assert Profile.objects.filter(team=team).count() == 1
+    again = team_create(actor=staff, slug="ml-platform", name="ML platform, again")
+    team_add_member(actor=staff, team=again, user=user, role=TeamMembership.Role.EDITOR)
+    created = api.post("/api/v1/profiles/", _two_gpus("second"), format="json")
+    assert created.status_code == 201, created.content
+    assert Profile.objects.get(name="second").team == again
 
 
 @pytest.mark.django_db
