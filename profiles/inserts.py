@@ -198,6 +198,13 @@ def _statement(
     return f"WITH {', '.join(ctes)} SELECT {', '.join(selected)} FROM p", back, read
 
 
+# The rows' JSON parameters, written without spaces after the separators and without the check for circular
+# containers (a value read from a request or a row cannot contain itself; one that did would fail either
+# way): PostgreSQL parses the same values from them, so the rows stored are the same, and they cost less to
+# write (these dumps were 0.37 M of a save's 6.5 M instructions), to send and to parse.
+_dumps = json.JSONEncoder(check_circular=False, separators=(",", ":")).encode
+
+
 @cache
 def _converters(field) -> tuple:
     """The column of ``field`` and the backend's and the field's converters of a value read from it."""
@@ -243,11 +250,11 @@ def insert_together(
     ]
     shapes = tuple(shape for shape, _ in groups)
     sql, back, read = _statement(type(parent), tuple(returning), shapes, type(guard[0]) if guard else None)
-    params = [json.dumps(_row(parent, ()))]
+    params = [_dumps(_row(parent, ()))]
     if guard is not None:
         params += [guard[0].pk, guard[1]]
     for (_, parent_fields, _), objs in groups:
-        params.append(json.dumps([_row(obj, parent_fields) for obj in objs]))
+        params.append(_dumps([_row(obj, parent_fields) for obj in objs]))
     savepoint = transaction.atomic() if conn.in_atomic_block else nullcontext()
     # Prepared where the backend can (config/db: once per kept connection, per shape of rows): PostgreSQL
     # then parses and plans the statement once, not at every save.
