@@ -476,13 +476,17 @@ def check_catalog(
     *,
     history: Mapping[str, Catalog] | None = None,
     memo: bool = True,
+    frozen: Mapping[str, Any] | None = None,
 ) -> list[Finding]:
     """Findings for every argument the release does not know, or whose value it would refuse.
 
     ``history`` maps versions to catalogs of other releases (or is a :class:`HistoryIndex`), to name the
     release that removed an argument and what replaced it. A known argument's findings are reused when its
-    value recurs (``memo=False``: always computed).
+    value recurs (``memo=False``: always computed). ``frozen``: ``memo.freeze`` of some of ``args``' values
+    by name, already worked out (by the rules' ``_ReleasePlan.inputs`` for the same profile).
     """
+    if not frozen:
+        frozen = _NO_FROZEN
     findings: list[Finding] = []
     index = catalog_index(catalog)
     outcomes: dict[tuple[Any, ...], Any] = index.outcomes if memo else {}
@@ -501,13 +505,13 @@ def check_catalog(
                 if requires:
                     key: tuple[Any, ...] | None = (
                         prefix,
-                        freeze(value),
+                        frozen.get(name) or freeze(value),
                         tuple([not args.get(r) for r in requires]),
                     )
                 elif kind is str or kind is int or kind is bool:
                     key = (prefix, kind, value)
                 else:
-                    key = (prefix, freeze(value))
+                    key = (prefix, frozen.get(name) or freeze(value))
             except TypeError:
                 key = None  # no memo key: computed afresh (no table holds None)
             known = table.get(key)
@@ -529,7 +533,12 @@ def check_catalog(
             # (A HistoryIndex is a Mapping, compared by content: the key holds its id, the entry the index
             # itself, checked on use, so an id reused by a later index never matches.)
             try:
-                unknown_key: tuple[Any, ...] | None = (_UNKNOWN_ARG, name, freeze(value), id(hist))
+                unknown_key: tuple[Any, ...] | None = (
+                    _UNKNOWN_ARG,
+                    name,
+                    frozen.get(name) or freeze(value),
+                    id(hist),
+                )
             except TypeError:
                 unknown_key = None
             known_unknown = outcomes.get(unknown_key) if unknown_key is not None else None
@@ -545,6 +554,9 @@ def check_catalog(
             continue
         findings.extend(_argument_findings(spec, name, value, index, args))  # computed afresh (memo=False)
     return findings
+
+
+_NO_FROZEN: Mapping[str, Any] = {}
 
 
 def _argument_findings(

@@ -9,7 +9,7 @@ from typing import Any
 from .catalog import Catalog
 from .checks import check_catalog
 from .rules import CompiledRuleSet
-from .types import SEVERITY_ORDER, Finding, Verdict
+from .types import SEVERITY_ORDER, Finding, Verdict, new_verdict
 
 
 def build_document(
@@ -62,13 +62,17 @@ def validate(
     reference the optimised evaluation must equal. ``memo=False`` keeps the optimised evaluation but reuses
     no outcome (for benchmarks).
     """
-    waived_ids = frozenset(waived)
+    waived_ids = waived if type(waived) is frozenset else frozenset(waived)
     # The rules' findings come ranked (rules.Ranked); one sort, in vLLM's order: by severity; then the rules'
     # findings of the catalog category (by position), the catalog's checks (in the order checked), the other
     # rules' findings (by position).
-    version, ranked = ruleset.findings(doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo)
+    # The arguments' values the rules' memo keys freeze, kept for the catalog checks' keys (``frozen``).
+    frozen: dict[str, Any] = {}
+    version, ranked = ruleset.findings(
+        doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, frozen=frozen
+    )
     checked = (
-        check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain)
+        check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain, frozen=frozen)
         if catalog is not None
         else ()
     )
@@ -82,8 +86,7 @@ def validate(
                 finding = Finding(**{**finding.__dict__, "waived": True})
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
     ranked.sort(key=_RANK)
-    findings = tuple(map(_FINDING, ranked))
-    return Verdict(vllm_version=version or None, ruleset=ruleset.version_id, findings=findings)
+    return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
 
 
 _RANK = itemgetter(0, 1, 2)

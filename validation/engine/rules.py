@@ -1130,6 +1130,8 @@ class _ReleasePlan:
             for specs, shares in zip(self.filter_specs, self.filter_shares, strict=True)
         )
         self.outcomes = tuple(table(share) for share in self.group_shares)
+        # Per group, its memo key and its table in one item: what ``findings`` asks per touched group.
+        self.lookups = tuple(zip(self.keys, self.outcomes, strict=True))
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memoised outcomes (``engine.store``): only what planning computed, whatever
@@ -1140,11 +1142,17 @@ class _ReleasePlan:
         state["wanted_cache"] = {}
         state["render_cache"] = {}
         state["filters"] = ()  # linked again with the tables (`link`)
+        state["lookups"] = ()
         return state
 
-    def inputs(self, doc: Mapping[str, Any]) -> tuple[list[int], set[int], bool]:
+    def inputs(
+        self, doc: Mapping[str, Any], frozen: dict[str, Any] | None = None
+    ) -> tuple[list[int], set[int], bool]:
         """The profile's input numbers by slot, the groups it touches and whether every number could be
-        given (False: a value of a type with no memo key; its slot then reads -1, "present")."""
+        given (False: a value of a type with no memo key; its slot then reads -1, "present"). ``frozen``
+        receives the frozen form of each argument that is not a str, int or bool (by name), for the catalog
+        checks to key their memo with (``checks.check_catalog``): freezing a config costs more than looking
+        its outcomes up."""
         values = self._blank.copy()
         touched = set(self.start_groups)
         known = True
@@ -1153,46 +1161,67 @@ class _ReleasePlan:
         for key, value in (doc.get("args") or {}).items():
             entry = by_key.get(key)
             if entry is not None:
-                # A str, int or bool already numbered is looked up here (most arguments: ``_number_of``
-                # without its call); the others through it.
+                # A str, int or bool is numbered here (most arguments: ``_number_of`` without its call);
+                # another value frozen once, its frozen form kept for the catalog checks (``frozen``).
                 kind = type(value)
-                found = _NUMBERS.get((kind, value)) if kind is str or kind is int or kind is bool else None
-                if found is None:
+                if kind is str or kind is int or kind is bool:
+                    found = _NUMBERS.get((kind, value))
+                    if found is None:
+                        found = number((kind, value))
+                else:
                     try:
-                        found = _number_of(value)
+                        frozen_value = freeze(value)
                     except TypeError:
                         found = -1
                         known = False
+                    else:
+                        if frozen is not None:
+                            frozen[key] = frozen_value
+                        found = number(frozen_value)
                 values[entry[0]] = found
                 touched.update(entry[1])
+        # The other maps likewise (a str, int or bool looked up in place); most profiles set few of them.
+        env = doc.get("env")
         by_key = slots["env"]
-        if by_key:
-            for key, value in (doc.get("env") or {}).items():
+        if env and by_key:
+            for key, value in env.items():
                 entry = by_key.get(key)
                 if entry is not None:
-                    try:
-                        values[entry[0]] = _number_of(value)
-                    except TypeError:
-                        values[entry[0]] = -1
-                        known = False
+                    kind = type(value)
+                    scalar = kind is str or kind is int or kind is bool
+                    found = _NUMBERS.get((kind, value)) if scalar else None
+                    if found is None:
+                        try:
+                            found = _number_of(value)
+                        except TypeError:
+                            found = -1
+                            known = False
+                    values[entry[0]] = found
                     touched.update(entry[1])
         model = doc.get("model") or {}
-        config = model.get("config")
         by_key = slots["model"]
-        if by_key:
+        if model and by_key:
             for key, value in model.items():
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
-                    try:
-                        values[entry[0]] = (
-                            number(A_MAPPING) if key == "config" and _is_mapping(value) else _number_of(value)
-                        )
-                    except TypeError:
-                        values[entry[0]] = -1
-                        known = False
+                    kind = type(value)
+                    scalar = kind is str or kind is int or kind is bool
+                    found = _NUMBERS.get((kind, value)) if scalar else None
+                    if found is None:
+                        try:
+                            found = (
+                                number(A_MAPPING)
+                                if key == "config" and _is_mapping(value)
+                                else _number_of(value)
+                            )
+                        except TypeError:
+                            found = -1
+                            known = False
+                    values[entry[0]] = found
                     touched.update(entry[1])
+        config = model.get("config")
         by_key = slots["model.config"]
-        if by_key and _is_mapping(config):
+        if config is not None and by_key and _is_mapping(config):
             for key, value in config.items():
                 entry = by_key.get(key)
                 if entry is not None:
@@ -1202,9 +1231,10 @@ class _ReleasePlan:
                         values[entry[0]] = -1
                         known = False
                     touched.update(entry[1])
+        hardware = doc.get("hardware")
         by_key = slots["hardware"]
-        if by_key:
-            for key, value in (doc.get("hardware") or {}).items():
+        if hardware and by_key:
+            for key, value in hardware.items():
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
                     try:
@@ -1449,6 +1479,7 @@ class CompiledRuleSet:
         waived: Iterable[str] = (),
         plain: bool = False,
         memo: bool = True,
+        frozen: dict[str, Any] | None = None,
     ) -> tuple[str, list[Ranked]]:
         """The profile's release and its rule findings, each ranked (``Ranked``: its severity's order, 0 for
         a rule of the catalog category and 2 for another, its rule's position in the rule set's order for
@@ -1458,15 +1489,22 @@ class CompiledRuleSet:
         the others' outcome is the one computed once on the release's empty profile, and a group of rules
         whose inputs (the values they read) recur gives the outcome it gave them before (``memo=False``:
         always run them). ``plain=True`` runs every rule on the whole document instead: the reference the
-        optimised evaluation must equal.
+        optimised evaluation must equal. ``frozen``: see ``_ReleasePlan.inputs``.
         """
-        waived_ids = frozenset(waived)
-        version = str((doc.get("vllm") or {}).get("version") or "")
-        kind = str(doc.get("kind") or "serving")
-        plan = self._plan(version, kind, catalog)
+        waived_ids = waived if type(waived) is frozenset else frozenset(waived)  # lint.validate's, as it is
+        version = (doc.get("vllm") or {}).get("version") or ""
+        if type(version) is not str:
+            version = str(version)
+        kind = doc.get("kind") or "serving"
+        if type(kind) is not str:
+            kind = str(kind)
+        # A plan built before is looked up here (``_plan`` without its call: most profiles' case).
+        plan = self._plans.get((version, kind, catalog.version if catalog else None))
+        if plan is None:
+            plan = self._plan(version, kind, catalog)
         if plain:
             return version, self._evaluate_plain(doc, plan, waived_ids)
-        values, touched, known = plan.inputs(doc)
+        values, touched, known = plan.inputs(doc, frozen)
         memo = memo and known
         found: list[Ranked] = []
         group_positions = plan.group_positions
@@ -1479,10 +1517,11 @@ class CompiledRuleSet:
         # (.get, not `in` then [ ]: another thread may start a full table over in between).
         if memo:
             misses: list[tuple[int, Any]] = []
-            keys, outcomes = plan.keys, plan.outcomes
+            lookups = plan.lookups
             for group in touched:
-                key = keys[group](values)
-                outcome = outcomes[group].get(key)
+                key_of, table = lookups[group]
+                key = key_of(values)
+                outcome = table.get(key)
                 if outcome is None:
                     misses.append((group, key))
                 elif outcome:
