@@ -44,7 +44,7 @@ def audit_event(
     user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
     return unsaved(
         AuditEvent,
-        actor=user,
+        actor_id=None if user is None else user.pk,  # the key: nothing reads the entry's actor back
         actor_name=user.get_username() if user is not None else "",
         via=origin.via,
         address=origin.address,

@@ -323,7 +323,10 @@ def _revision_rows(profile: Profile, *, actor, before: dict[str, Any] | None) ->
     """The unsaved revision holding the profile's snapshot, and the audit entry of the change (``before``:
     the snapshot before an edit, None for a new profile, whose key the insert fills in)."""
     after = profile_snapshot(profile)
-    revision = unsaved(ProfileRevision, profile=profile, revision=profile.revision, data=after, author=actor)
+    # The profile by its key (a new one's is filled in by the insert): nothing reads the revision's profile.
+    revision = unsaved(
+        ProfileRevision, profile_id=profile.pk, revision=profile.revision, data=after, author=actor
+    )
     entry = audit_event(
         actor=actor,
         action="profile.create" if before is None else "profile.update",

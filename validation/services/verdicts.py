@@ -293,11 +293,13 @@ def verdict_summary(verdict: Verdict) -> dict[str, Any]:
 
 def _check_row(profile_id: int, *, ruleset: RuleSet | None, release: VllmRelease, at) -> VerdictCheck:
     """A verdict's narrow row as just computed against ``ruleset`` and ``release`` (no re-check mark)."""
+    # Keys, not the objects: nothing reads them back from the row, and a related object set by name costs
+    # Django's descriptor (its checks, the database routers, the cache) for each.
     return unsaved(
         VerdictCheck,
         verdict_id=profile_id,
-        ruleset=ruleset,
-        release=release,
+        ruleset_id=None if ruleset is None else ruleset.pk,
+        release_id=release.pk,
         release_catalog_sha256=release.catalog_sha256,
         computed_at=at,
         pending_recheck=None,
@@ -332,17 +334,19 @@ def verdict_rows_new(
     values = _record_values(profile, verdict)
     for name, value in verdict_summary(verdict).items():
         setattr(profile, name, value)
+    # The verdict is given its profile (which then holds the verdict, as a later read shows it); the other
+    # rows only keys (the profile's is filled in by the insert), as nothing reads their related objects.
     record = unsaved(VerdictRecord, profile=profile, **values)
     check = _check_row(None, ruleset=ruleset, release=release, at=None)
-    rules = [unsaved(VerdictRule, profile=profile, rule_id=rule_id) for rule_id in record.rule_ids]
+    rules = [unsaved(VerdictRule, profile_id=profile.pk, rule_id=rule_id) for rule_id in record.rule_ids]
     change = unsaved(
         VerdictChange,
-        profile=profile,
+        profile_id=profile.pk,
         from_state="",
         to_state=verdict.state,
         appeared=list(_active_by_key(verdict).values()),
         disappeared=[],
-        **_change_context(profile, ruleset, release, cause, cause_detail, actor, None),
+        **_change_context(profile, ruleset, release, cause, cause_detail, actor, None, keys=True),
     )
     return [check, record, *rules, change]
 
@@ -364,16 +368,19 @@ def _active_by_key(verdict: Verdict) -> dict[tuple[str, str], dict]:
     return {(f.rule, f.message): f.as_dict() for f in verdict.findings if f.is_active}
 
 
-def _change_context(profile, ruleset, release, cause, cause_detail, actor, recheck) -> dict[str, Any]:
-    """What a history entry records of why and against what a verdict was computed."""
+def _change_context(
+    profile, ruleset, release, cause, cause_detail, actor, recheck, *, keys: bool = False
+) -> dict[str, Any]:
+    """What a history entry records of why and against what a verdict was computed (``keys``: the related
+    rows by their keys, for a row whose related objects nothing reads)."""
+    related = {"ruleset": ruleset, "release": release, "recheck": recheck, "actor": actor}
+    if keys:
+        related = {f"{name}_id": None if row is None else row.pk for name, row in related.items()}
     return {
         "cause": cause,
         "cause_detail": cause_detail,
-        "ruleset": ruleset,
-        "release": release,
+        **related,
         "profile_revision": profile.revision,
-        "recheck": recheck,
-        "actor": actor,
     }
 
 
