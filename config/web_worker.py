@@ -13,6 +13,12 @@ The thread lingers only while no other connection is waiting for a thread (so th
 connection is still served in turn, as gthread serves them), for at most ``linger`` seconds, and not while the
 worker stops. A client that does not send within that time goes back to the poller as before.
 
+A response's head (status line and headers) goes out in one write with the first bytes of its body
+(:class:`OneWriteResponse`): gunicorn writes the two separately, and on a kept-alive connection each write
+is a TCP segment the kernel delivers and a wake-up of the client. In a 1-client validate run, a third of
+py-spy's samples of the worker were in the write of the head: kernel time, which instruction counts do not
+show. One write per response: 3.08 -> 2.07 ``sendto`` calls per validate request (strace -c).
+
 The worker also reads its settings through :class:`SettledConfig`: gunicorn reads a dozen and more per
 request (body limits, forwarded-header policy, hooks), each through ``Config.__getattr__``, which a failed
 attribute lookup (a formatted ``AttributeError``) reaches first; a worker's settings never change.
@@ -23,6 +29,8 @@ from __future__ import annotations
 import os
 import select
 
+from gunicorn import util
+from gunicorn.http import wsgi
 from gunicorn.workers.gthread import ThreadWorker
 
 # Long enough for a client that sends its next request as soon as it has read an answer (a loop over files, a
@@ -46,6 +54,47 @@ class SettledConfig:
         return value
 
 
+class OneWriteResponse(wsgi.Response):
+    """gunicorn's HTTP/1 response, whose head, when the application's first body bytes cause it to be sent
+    (``write``), goes out in the same write as those bytes. The head is held only within ``write``: when
+    no body bytes go out there (a HEAD request, a 204 or 304, an empty or chunked body), it is sent alone at
+    the end of that ``write``, as gunicorn sends it; ``close`` and ``sendfile`` send it as gunicorn does."""
+
+    _hold_head = False
+    _head = b""
+
+    def write(self, arg):
+        self._hold_head = True
+        try:
+            super().write(arg)
+        finally:
+            self._hold_head = False
+            self._send_head()
+
+    def send_headers(self):
+        if not self._hold_head or self.headers_sent:
+            return super().send_headers()
+        # gunicorn's head, kept for _emit_body instead of written
+        tosend = self.default_headers()
+        tosend.extend([f"{k}: {v}\r\n" for k, v in self.headers])
+        self._head = util.to_bytestring("".join(tosend) + "\r\n", "latin-1")
+        self.headers_sent = True
+
+    def _emit_body(self, data):
+        head, self._head = self._head, b""
+        if head and not self.chunked:
+            util.write(self.sock, head + data)
+            return
+        if head:
+            util.write(self.sock, head)
+        super()._emit_body(data)
+
+    def _send_head(self):
+        head, self._head = self._head, b""
+        if head:
+            util.write(self.sock, head)
+
+
 class LingeringThreadWorker(ThreadWorker):
     """``gthread`` whose threads serve a kept-alive connection's next request if it comes at once."""
 
@@ -53,6 +102,9 @@ class LingeringThreadWorker(ThreadWorker):
 
     def init_process(self):
         self.cfg = SettledConfig(self.cfg)
+        # gthread makes each HTTP/1 response with wsgi.create(), which takes the module's Response when not
+        # given a class (HTTP/2 passes its own): this worker process's responses are OneWriteResponse.
+        wsgi.Response = OneWriteResponse
         super().init_process()
 
     def handle(self, conn):
