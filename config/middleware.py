@@ -19,6 +19,7 @@ from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.messages.storage import default_storage
 from django.core.signals import setting_changed
 from django.http import HttpResponse, JsonResponse
+from django.middleware import common
 from django.utils.functional import SimpleLazyObject, empty
 
 
@@ -37,6 +38,24 @@ class RequestBodyLimitMiddleware:
                 return JsonResponse({"detail": message, "field": None}, status=413)
             return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+def _has_header(response, lower_name: str) -> bool:
+    """``lower_name in response`` for a lower-cased header name, asked of the headers' own store: Django's
+    ``ResponseHeaders`` answers ``in`` through ``Mapping.__contains__``, which raises and catches a
+    ``KeyError`` for a header it does not hold, the usual answer here."""
+    return lower_name in response.headers._store
+
+
+class CommonMiddleware(common.CommonMiddleware):
+    """Django's, asking whether the response has a ``Content-Length`` by :func:`_has_header`."""
+
+    def process_response(self, request, response):
+        if response.status_code == 404 and self.should_redirect_with_slash(request):
+            return self.response_redirect_class(self.get_full_path_with_slash(request))
+        if not response.streaming and not _has_header(response, "content-length"):
+            response.headers["Content-Length"] = str(len(response.content))
+        return response
 
 
 class LazyMessageMiddleware(MessageMiddleware):
@@ -59,9 +78,16 @@ class LazyMessageMiddleware(MessageMiddleware):
 _CSP_OVERRIDES = frozenset(
     f"_csp_{part}{ro}" for part in ("config", "update", "replace") for ro in ("", "_ro")
 )
+# (header, its name lower-cased, report only or not, the response's exemption, the setting)
 _CSP_HEADERS = (
-    (HEADER, False, "_csp_exempt", "CONTENT_SECURITY_POLICY"),
-    (HEADER_REPORT_ONLY, True, "_csp_exempt_ro", "CONTENT_SECURITY_POLICY_REPORT_ONLY"),
+    (HEADER, HEADER.lower(), False, "_csp_exempt", "CONTENT_SECURITY_POLICY"),
+    (
+        HEADER_REPORT_ONLY,
+        HEADER_REPORT_ONLY.lower(),
+        True,
+        "_csp_exempt_ro",
+        "CONTENT_SECURITY_POLICY_REPORT_ONLY",
+    ),
 )
 # report only or not -> (the settings' policy, the path prefixes it excludes)
 _csp_built: dict[bool, tuple[str, tuple[str, ...]]] = {}
@@ -102,9 +128,13 @@ class CSPMiddleware(BaseCSPMiddleware):
         exempted = (http.client.INTERNAL_SERVER_ERROR, http.client.NOT_FOUND)
         if response.status_code in exempted and settings.DEBUG:
             return response
-        for header, report_only, exempt, setting in _CSP_HEADERS:
+        for header, lower_header, report_only, exempt, setting in _CSP_HEADERS:
             policy, prefixes = _csp_policy(report_only, setting)
-            if not policy or header in response or getattr(response, exempt, False) is not False:
+            if (
+                not policy
+                or _has_header(response, lower_header)
+                or getattr(response, exempt, False) is not False
+            ):
                 continue
             if not request.path_info.startswith(prefixes):
                 response[header] = policy
