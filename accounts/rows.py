@@ -13,8 +13,12 @@ from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import DEFERRED, Field, ForeignKey
+from django.db.models import DEFERRED, Field, ForeignKey, Model
+from django.db.models.base import ModelState
 from django.db.models.fields import return_None
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
+from django.db.models.signals import post_init, pre_init
 
 Converter = tuple[int, Callable[..., Any], Any]  # (column index, the backend's converter, the column)
 
@@ -100,6 +104,39 @@ def _template(
     return values, tuple(calls), where
 
 
+@cache
+def _plain_columns(model) -> tuple[str, ...] | None:
+    """The attnames of ``model``'s concrete columns, in order, when Django's ``Model.__init__`` (not
+    overridden) would only store each given value in the instance's ``__dict__``: every column's class
+    attribute is Django's ``DeferredAttribute`` (no ``__set__``), or a foreign key's, whose ``__set__`` on a
+    new instance (nothing cached) only stores it. None otherwise (then ``Model.__init__`` builds it)."""
+    if model.__init__ is not Model.__init__:
+        return None
+    names = []
+    for field in model._meta.concrete_fields:
+        if type(getattr(model, field.attname, None)) not in (DeferredAttribute, ForeignKeyDeferredAttribute):
+            return None
+        names.append(field.attname)
+    return tuple(names)
+
+
+def _instance(model, args: list):
+    """``model(*args)`` with one value per concrete column (``DEFERRED``: not set), as ``Model.__init__``
+    builds it: its signals sent, its state new, each value stored (see :func:`_plain_columns`), written out:
+    Django's loop sets them one ``setattr`` at a time (with a Python ``__set__`` for each foreign key)."""
+    names = _plain_columns(model)
+    if names is None:
+        return model(*args)
+    obj = object.__new__(model)
+    pre_init.send(sender=model, args=tuple(args), kwargs={})
+    obj._state = ModelState()
+    obj.__dict__.update(
+        [(name, value) for name, value in zip(names, args, strict=True) if value is not DEFERRED]
+    )
+    post_init.send(sender=model, instance=obj)
+    return obj
+
+
 def unsaved(model, /, **values: Any):
     """``model(**values)``: the same unsaved instance, built as Django builds a row it reads (a value per
     column, positional) with the defaults of the columns not given filled in here. Django's keyword path
@@ -122,7 +159,7 @@ def unsaved(model, /, **values: Any):
     for i, default in calls:
         if args[i] is _UNSET:  # not given: its default, made for this row as Django makes it
             args[i] = default()
-    obj = model(*args)
+    obj = _instance(model, args)
     for name, value in related:
         setattr(obj, name, value)
     return obj

@@ -36,6 +36,7 @@ def test_the_same_rows_as_django_builds():
         theirs, ours = model(**values), unsaved(model, **values)
         assert _columns(ours) == _columns(theirs), model
         assert ours._state.adding and ours._state.db == theirs._state.db, model
+        assert set(vars(ours)) == set(vars(theirs)), model  # the same attributes, none more
         for name, value in values.items():
             if value is not None and not name.endswith("_id"):
                 assert getattr(ours, name) is value, (model, name)  # related objects cached, as given
@@ -52,3 +53,28 @@ def test_callable_defaults_are_fresh_per_row():
 def test_anything_but_a_column_goes_through_django():
     with pytest.raises(TypeError, match="unexpected keyword"):
         unsaved(Profile, colour="red")
+
+
+def test_a_row_sends_djangos_signals_of_a_new_instance():
+    from django.db.models.signals import post_init, pre_init
+
+    seen = []
+
+    def before(sender, args, kwargs, **_):
+        seen.append(("pre", sender, len(args), dict(kwargs)))
+
+    def after(sender, instance, **_):
+        seen.append(("post", sender, instance.action))
+
+    pre_init.connect(before, sender=AuditEvent)
+    post_init.connect(after, sender=AuditEvent)
+    try:
+        unsaved(AuditEvent, action="profile.create")
+        AuditEvent(action="profile.create")
+    finally:
+        pre_init.disconnect(before, sender=AuditEvent)
+        post_init.disconnect(after, sender=AuditEvent)
+    columns = len(AuditEvent._meta.concrete_fields)
+    ours, theirs = seen[:2], seen[2:]
+    assert ours == [("pre", AuditEvent, columns, {}), ("post", AuditEvent, "profile.create")]
+    assert theirs == [("pre", AuditEvent, 0, {"action": "profile.create"}), ours[1]]
