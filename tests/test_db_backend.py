@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 from django.core.signals import request_finished, request_started
-from django.db import OperationalError, connection, connections
+from django.db import DataError, OperationalError, connection, connections
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -140,3 +140,29 @@ def test_prepared_statements_can_be_turned_off(kept_connection, settings):
     _backend_pid()
     _new_request()
     assert "Parse" not in [message for message, _ in _sent(_prepared_read)]
+
+
+def test_one_cursor_of_prepared_statements_per_connection(kept_connection):
+    """Kept from request to request on the same connection, each statement's rows its own (a read that
+    failed leaves nothing behind for the next), and a new one on a new connection."""
+    with connection.prepared_cursor() as first:
+        first.execute("SELECT %s::int + 1", [1])
+        assert first.fetchone() == (2,)
+    _new_request()
+    with connection.prepared_cursor() as again:
+        assert again.cursor is first.cursor
+        assert again.pgresult is None  # the last statement's rows went with its block
+        again.execute("SELECT %s::text", ["two"])
+        assert again.fetchall() == [("two",)]
+    with pytest.raises(DataError), connection.prepared_cursor() as failing:
+        failing.execute("SELECT %s::int / 0", [1])
+    with connection.prepared_cursor() as after:
+        after.execute("SELECT %s::int * 3", [3])
+        assert after.fetchall() == [(9,)]
+    pid = _backend_pid()
+    _new_request()
+    _kill(pid)
+    _new_request()
+    _prepared_read()  # on a new connection, after the health check replaced the broken one
+    with connection.prepared_cursor() as renewed:
+        assert renewed.cursor is not first.cursor and renewed.cursor.connection is connection.connection

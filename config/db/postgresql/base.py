@@ -85,6 +85,12 @@ class PreparedCursor(base.ServerBindingCursor):
     def execute(self, query, params=None, *, prepare=None, binary=None):
         return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
 
+    def close(self):
+        """Its results dropped, the cursor kept open for the connection's next prepared statement
+        (``DatabaseWrapper.prepared_cursor``): made afresh per statement it was a sixth of an API request's
+        authentication. It goes with its connection."""
+        self._reset()
+
 
 # psycopg's own timestamptz loader: its C one where psycopg has its binary part (psycopg[binary]), else the
 # pure-Python one Django's loader is built on.
@@ -122,6 +128,7 @@ class DatabaseOperations(base.DatabaseOperations):
 class DatabaseWrapper(base.DatabaseWrapper):
     ops_class = DatabaseOperations
     check_on_first_statement = False
+    _prepared: PreparedCursor | None = None  # the connection's cursor of prepared statements
 
     def get_new_connection(self, conn_params):
         connection = super().get_new_connection(conn_params)
@@ -144,8 +151,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.close_if_health_check_failed()
         self.ensure_connection()
         with self.wrap_database_errors:
-            cursor = PreparedCursor(self.connection)
-            tzloader = self.connection.adapters.get_loader(base.TIMESTAMPTZ_OID, base.Format.TEXT)
+            cursor = self._prepared
+            if cursor is None or cursor.connection is not self.connection or cursor.closed:
+                # One per connection, kept (PreparedCursor.close): a statement is read to its end within
+                # the ``with`` block of the cursor that sent it, so no two are ever open at once.
+                cursor = self._prepared = PreparedCursor(self.connection)
+            tzloader = cursor.adapters.get_loader(base.TIMESTAMPTZ_OID, base.Format.TEXT)
             if self.timezone != tzloader.timezone:
                 base.register_tzloader(self.timezone, cursor)
             return self._prepare_cursor(cursor)
