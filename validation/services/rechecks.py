@@ -208,15 +208,13 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
 # before can never be read again: they are dropped then (a worker's memory holds one rule set's outcomes,
 # not those of every rule set published since it started).
 _outcomes: OrderedDict[tuple, tuple] = OrderedDict()
-_outcomes_ruleset: list[tuple] = []  # the (id, updated_at) of the rule set _outcomes were computed under
 OUTCOMES_KEPT = 20_000
 
 
 def _outcomes_for(ruleset) -> OrderedDict[tuple, tuple]:
-    current = (ruleset.pk, ruleset.updated_at)
-    if _outcomes_ruleset != [current]:
+    # Every key starts with the (id, updated_at) of the rule set it was computed under, the same for all.
+    if _outcomes and next(iter(_outcomes))[:2] != (ruleset.pk, ruleset.updated_at):
         _outcomes.clear()
-        _outcomes_ruleset[:] = [current]
     return _outcomes
 
 
