@@ -279,6 +279,50 @@ def test_config_keys_follow_pydantic_lax_coercion():
     ]
 
 
+def test_quantization_specs_take_the_names_vllm_takes_and_refuse_the_others_in_its_words():
+    """QuantizationConfigArgs' linear/moe specs take an object or a name (an online shorthand or a
+    quantization key), which their validator turns into a spec; QuantSpec's keys take names only."""
+
+    def problems(version: str, config: dict, quantization: str = "online") -> list[str]:
+        args = {"quantization": quantization, "quantization_config": config}
+        return [f.message for f in check_catalog(args, catalog(version))]
+
+    for version in ("0.28.0", "0.29.0", "0.30.0", "0.34.0"):
+        assert problems(version, {"moe": "mxfp4"}, "mxfp4") == [], version
+        assert problems(version, {"moe": {"weight": "mxfp4"}}, "mxfp4") == [], version
+        assert problems(version, {"moe": "int8_per_channel_weight_only", "linear": "fp8_per_token"}) == []
+        assert problems(version, {"linear": {"weight": None, "activation": "fp8_per_token"}}) == []
+    # mxfp4 is a shorthand from 0.28.0; before, a quantization key name only (which the specs take too)
+    assert problems("0.24.0", {"moe": "mxfp4", "linear": {"weight": "mxfp4"}}) == []
+    names = (
+        "['fp8_per_block_dynamic', 'fp8_per_block_static', 'fp8_per_channel_static', "
+        "'fp8_per_tensor_dynamic', 'fp8_per_tensor_static', 'fp8_per_token', 'int8_per_channel_static', "
+        "'mxfp4', 'mxfp8']"
+    )
+    assert problems("0.28.0", {"moe": {"weight": "mxfp9"}}) == [
+        "argument --quantization-config.moe.weight: Value error, unknown quantization name 'mxfp9'; "
+        f"expected one of {names}"
+    ]
+    assert problems("0.28.0", {"moe": "fp9"}) == [
+        f"argument --quantization-config.moe: Value error, unknown quantization name 'fp9'; expected one of {names}"
+    ]
+    assert problems("0.28.0", {"linear": "int8_per_channel_weight_only"}) == [
+        "argument --quantization-config.linear: Value error, online shorthand 'int8_per_channel_weight_only' "
+        "does not define a linear spec"
+    ]
+    assert problems("0.34.0", {"moe": "mxfp4_hadamard32", "linear": "mxfp4_hadamard32"}) == [
+        "argument --quantization-config.moe: Value error, online shorthand 'mxfp4_hadamard32' does not define "
+        "a moe spec"
+    ]
+    # a key is a name: vLLM's validator refuses an object (QuantKey is not built from JSON)
+    assert problems("0.28.0", {"moe": {"weight": {"dtype": "fp8"}}}) == [
+        "argument --quantization-config.moe.weight: invalid str value: {'dtype': 'fp8'}"
+    ]
+    assert rules(check_catalog({"quantization_config": {"moe": 4}}, catalog("0.28.0"))) == [
+        "catalog-invalid-config-value"
+    ]
+
+
 # ---- one replacement detection, one version order, one "active finding" test
 
 

@@ -530,6 +530,131 @@ def test_wheel_source_sha_and_determinism(tmp_path):
     assert dump_catalog(catalog) == dump_catalog(json.loads(dump_catalog(catalog)))
 
 
+QUANT_PY = '''
+from typing import Annotated, Any
+from pydantic import Field, GetPydanticSchema, ValidationInfo, field_validator
+from pydantic_core import core_schema
+from vllm.config.utils import config
+
+
+@config
+class Key:
+    bits: int = 8
+    """Bits."""
+
+
+kInt8 = Key(bits=8)
+kFp4 = Key(bits=4)
+KEY_NAMES: dict[str, Key] = {"int8": kInt8, "fp4": kFp4}
+
+
+def _coerce_key(v: Any) -> Key | None:
+    if v is None or isinstance(v, Key):
+        return v
+    if not isinstance(v, str):
+        raise TypeError(f"expected str or Key, got {type(v).__name__}")
+    try:
+        return KEY_NAMES[v]
+    except KeyError:
+        raise ValueError(f"unknown name {v!r}; expected one of {sorted(KEY_NAMES)}") from None
+
+
+KeyField = Annotated[
+    Key | None,
+    GetPydanticSchema(lambda _src, _handler: core_schema.no_info_plain_validator_function(_coerce_key)),
+]
+
+
+@config
+class Spec:
+    weight: KeyField = None
+    """Weight key, or a name from KEY_NAMES."""
+    label: str | None = None
+    """A free-text label: its validator passes strings on."""
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _strip(cls, v: Any) -> Any:
+        return v.strip() if isinstance(v, str) else v
+
+
+@config
+class QuantArgs:
+    """Quantization."""
+
+    linear: Spec | None = None
+    """Linear spec."""
+    moe: Spec | None = None
+    """MoE spec."""
+
+    @field_validator("linear", "moe", mode="before")
+    @classmethod
+    def _coerce_spec(cls, v: Any, info: ValidationInfo) -> Any:
+        if not isinstance(v, str):
+            return v
+        field_name = info.field_name
+        if v in _SHORTHANDS:
+            spec = getattr(_SHORTHANDS[v], field_name)
+            if spec is None:
+                raise ValueError(f"shorthand {v!r} does not define a {field_name} spec")
+            return spec
+        return Spec(weight=_coerce_key(v))
+
+
+_SHORTHANDS: dict[str, QuantArgs] = {
+    "w8": QuantArgs(linear=Spec(weight=kInt8), moe=Spec(weight=kInt8)),
+    "moe_only": QuantArgs(moe=Spec(weight=kFp4)),
+}
+'''
+
+
+def test_fields_a_validator_turns_from_a_name_into_an_object(tmp_path):
+    """A config field typed as an object that its class's validator also takes as a name (the online
+    quantization specs of 0.22.0+), and a field whose Annotated validator takes names only."""
+    root = make_tree(tmp_path)
+    (root / "vllm/config/quant.py").write_text(textwrap.dedent(QUANT_PY))
+    model = (root / "vllm/config/model.py").read_text()
+    model = model.replace(
+        "from vllm.config.speculative import SpeculativeConfig",
+        "from vllm.config.speculative import SpeculativeConfig\nfrom vllm.config.quant import QuantArgs",
+    )
+    model += '    quant_config: QuantArgs | None = None\n    """Quantization config."""\n'
+    (root / "vllm/config/model.py").write_text(model)
+    utils = (root / "vllm/engine/arg_utils.py").read_text()
+    (root / "vllm/engine/arg_utils.py").write_text(
+        utils.replace('"old_knob"):', '"old_knob", "quant_config"):')
+    )
+    catalog = extract(source=root, version="9.9.0")
+    assert args_by_name(catalog)["quant_config"]["config_class"] == "QuantArgs"
+    classes = catalog["config_classes"]
+    unknown = "unknown name {value!r}; expected one of ['fp4', 'int8']"
+    linear, moe = classes["QuantArgs"]["fields"]["linear"], classes["QuantArgs"]["fields"]["moe"]
+    assert (linear["type"], linear["config_class"], linear["json_or_str"]) == ("json", "Spec", True)
+    assert linear["str_check"] == {
+        "values": ["fp4", "int8", "w8"],
+        "refused": {"moe_only": "shorthand 'moe_only' does not define a linear spec"},
+        "message": unknown,
+        "class": "ValueError",
+        "strict": False,
+    }
+    assert (
+        moe["str_check"]["values"] == ["fp4", "int8", "moe_only", "w8"] and moe["str_check"]["refused"] == {}
+    )
+    # the plain validator takes a name or null, never an object: a str field, and Key is no config class
+    weight = classes["Spec"]["fields"]["weight"]
+    assert (weight["type"], weight["nullable"], "config_class" in weight) == ("str", True, False)
+    assert weight["str_check"] == {
+        "values": ["fp4", "int8"],
+        "refused": {},
+        "message": unknown,
+        "class": "ValueError",
+        "strict": True,
+    }
+    assert "Key" not in classes
+    # a validator that passes strings on to the field's own type decides nothing
+    assert "str_check" not in classes["Spec"]["fields"]["label"]
+
+
 def test_scan_errors_renders_placeholders():
     src = textwrap.dedent("""
         class C:

@@ -38,6 +38,7 @@ from .kwargs import (
 )
 from .source import SourceTree
 from .stdlib_stubs import ARGPARSE_SUPPRESS
+from .validators import Validator, annotated_validator, field_validators, str_check
 from .values import extract_value_sets
 
 SCHEMA_VERSION = 1
@@ -608,6 +609,7 @@ class CatalogBuilder:
 
     def describe_class(self, cls: ClassVal) -> dict:
         kwargs = self.engine.get_kwargs(cls)
+        validators = field_validators(cls)
         fields: dict = {}
         for name, kw in kwargs.items():
             origin: Origin = kw[ORIGIN]
@@ -631,7 +633,14 @@ class CatalogBuilder:
                     entry[key] = arg[key]
             if arg["default_resolved_at_startup"]:
                 entry["default_resolved_at_startup"] = True
-            if origin.dataclass_cls is not None:
+            check = self.str_check(validators.get(name, []), origin, name)
+            if check is not None:
+                entry["str_check"] = check
+                if check["strict"]:  # its validator takes a name, never an object: a str field
+                    entry["type"] = "str"
+                elif entry["type"] == "json":  # an object, or a name its validator turns into one
+                    entry["json_or_str"] = True
+            if origin.dataclass_cls is not None and entry["type"] == "json":
                 entry["config_class"] = origin.dataclass_cls.name
                 self._dc_seen.setdefault(origin.dataclass_cls.name, origin.dataclass_cls)
             if arg["deprecated"]:
@@ -647,6 +656,15 @@ class CatalogBuilder:
             "doc": _first_paragraph(cls.doc),
             "fields": fields,
         }
+
+    def str_check(self, validators: list[Validator], origin: Origin, name: str) -> dict | None:
+        """The strings a field's pydantic validators take and refuse (see :mod:`.validators`)."""
+        chain = [v for v in validators if v.mode == "before"]
+        plain = next((v for v in validators if v.mode == "plain"), None)
+        plain = plain or annotated_validator(self.interp, self.engine.field_hint(origin.field))
+        if plain is not None:
+            chain.append(plain)
+        return str_check(self.interp, chain, name) if chain else None
 
     # -- errors
     def error_files(self) -> list[str]:

@@ -21,6 +21,16 @@ class InterpError(Exception):
     pass
 
 
+class RaisedError(InterpError):
+    """A ``raise`` of the interpreted code, with the exception's class name and message when
+    :attr:`Interpreter.capture_raises` is on (a validator run on a probe value, see :mod:`.validators`)."""
+
+    def __init__(self, text: str, cls_name: str | None = None, message: str | None = None):
+        super().__init__(text)
+        self.cls_name = cls_name
+        self.message = message
+
+
 class _Signal(Exception):
     pass
 
@@ -639,6 +649,9 @@ class Interpreter:
         self.steps = 0
         self.notes: list[str] = []
         self.depth = 0
+        # Off while the parser is built: a raise is then only "this path fails". On while a validator runs
+        # on a probe value: the raise's class and message are evaluated, and ``except`` matches its class.
+        self.capture_raises = False
         from . import stdlib_stubs
 
         self.stubs = stdlib_stubs.Stubs(self)
@@ -841,7 +854,9 @@ class Interpreter:
     # -- statements
     def exec_block(self, body, frame: Frame) -> None:
         for stmt in body:
-            if isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            if not self.capture_raises and isinstance(
+                stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)
+            ):
                 # Best effort: one statement we cannot follow must not lose the arguments registered after it.
                 try:
                     self.exec_stmt(stmt, frame)
@@ -945,15 +960,48 @@ class Interpreter:
     def _s_Try(self, stmt, frame):
         try:
             self.exec_block(stmt.body, frame)
-        except InterpError:
-            if not stmt.handlers:
+        except InterpError as exc:
+            handler = self._handler(stmt.handlers, exc)
+            if handler is None:
                 raise
-            self.exec_block(stmt.handlers[0].body, frame)
+            self.exec_block(handler.body, frame)
         else:
             self.exec_block(stmt.orelse, frame)
         self.exec_block(stmt.finalbody, frame)
 
+    def _handler(self, handlers: list[ast.ExceptHandler], exc: InterpError) -> ast.ExceptHandler | None:
+        """The ``except`` clause that takes ``exc``: the first one, unless the raise's class is known."""
+        if not handlers:
+            return None
+        cls_name = getattr(exc, "cls_name", None) if self.capture_raises else None
+        if cls_name is None:
+            return handlers[0]
+        for handler in handlers:
+            if handler.type is None:
+                return handler
+            names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            for name in names:
+                text = ast.unparse(name).rsplit(".", 1)[-1]
+                if text in (cls_name, "Exception", "BaseException"):
+                    return handler
+        return None
+
     def _s_Raise(self, stmt, frame):
+        exc = stmt.exc
+        if (
+            self.capture_raises
+            and isinstance(exc, ast.Call)
+            and isinstance(exc.func, (ast.Name, ast.Attribute))
+        ):
+            cls_name = ast.unparse(exc.func).rsplit(".", 1)[-1]
+            message = None
+            if exc.args:
+                try:
+                    value = self.eval(exc.args[0], frame)
+                except InterpError:
+                    value = None
+                message = value if isinstance(value, str) else None
+            raise RaisedError(f"raise at line {stmt.lineno}", cls_name, message)
         raise InterpError(f"raise at line {stmt.lineno}")
 
     def _s_Break(self, stmt, frame):
@@ -1112,8 +1160,8 @@ class Interpreter:
         if isinstance(obj, (dict, list, tuple, str)):
             try:
                 return obj[key]
-            except (KeyError, IndexError, TypeError):
-                raise InterpError(f"subscript {key!r} failed") from None
+            except (KeyError, IndexError, TypeError) as exc:
+                raise RaisedError(f"subscript {key!r} failed", type(exc).__name__) from None
         if isinstance(obj, ClassVal) and obj.is_enum and isinstance(key, str):
             return obj.getattr(key)
         if hasattr(obj, "getitem_hook"):

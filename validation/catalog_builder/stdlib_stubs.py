@@ -19,6 +19,7 @@ from .interp import (
     FieldSpec,
     FuncVal,
     GenericT,
+    Instance,
     InterpError,
     LitT,
     Opaque,
@@ -114,6 +115,33 @@ _TYPING_ALIASES = {
 
 
 _TYPING_MODULES = ("typing", "typing_extensions", "collections.abc", "types")
+
+
+# pydantic's validators of an Annotated type, and the mode each runs in
+_VALIDATOR_MARKERS = {
+    "PlainValidator": "plain",
+    "BeforeValidator": "before",
+    "no_info_plain_validator_function": "plain",
+    "with_info_plain_validator_function": "plain",
+    "no_info_before_validator_function": "before",
+    "with_info_before_validator_function": "before",
+}
+
+
+class SchemaHook:
+    """``GetPydanticSchema(fn)`` in an ``Annotated`` type: ``fn(source, handler)`` gives the core schema."""
+
+    def __init__(self, fn: Any):
+        self.fn = fn
+
+
+class ValidatorMarker:
+    """A pydantic validator function attached to a type (``PlainValidator(fn)``, a core-schema validator)."""
+
+    def __init__(self, mode: str, fn: Any, via: str):
+        self.mode = mode  # "plain" | "before"
+        self.fn = fn
+        self.with_info = via.startswith("with_info")
 
 
 class StubModule:
@@ -233,7 +261,7 @@ class Stubs:
         if module in _TYPING_MODULES:
             return self._name_typing(module, name)
         top = module.split(".")[0]
-        key = "pydantic" if top == "pydantic" else "re" if module == "regex" else module
+        key = "pydantic" if top in ("pydantic", "pydantic_core") else "re" if module == "regex" else module
         stub = getattr(self, f"_name_{key}", None) if "." not in key else None
         return stub(name) if stub is not None else Opaque(f"{module}.{name}")
 
@@ -299,6 +327,15 @@ class Stubs:
             return AnnotatedT(PrimType(name[11:].lower()), ({"ge": 0},))
         if name in ("SkipValidation", "InstanceOf"):
             return Special(name)
+        if name == "GetPydanticSchema":  # Annotated[X, GetPydanticSchema(lambda src, handler: schema)]
+            return Builtin(name, lambda i, a, k: SchemaHook(a[0] if a else k.get("get_pydantic_core_schema")))
+        if name in _VALIDATOR_MARKERS:  # PlainValidator(fn), core_schema.no_info_plain_validator_function(fn)
+            mode = _VALIDATOR_MARKERS[name]
+            return Builtin(
+                name, lambda i, a, k: ValidatorMarker(mode, a[0] if a else k.get("function"), name)
+            )
+        if name == "core_schema":
+            return self.module("pydantic_core.core_schema")
         if name == "dataclasses":
             return self.module("pydantic.dataclasses")
         return Opaque(f"pydantic.{name}")
@@ -494,6 +531,22 @@ class Stubs:
             obj, (int, str, float, list, dict, tuple)
         ):
             return False
+        if (
+            interp.capture_raises
+            and isinstance(obj, (int, str, float, list, dict, tuple, type(None)))
+            and all(isinstance(t, (PrimType, ClassVal)) for t in types)
+        ):
+            return False  # a probe value (a JSON value) is no instance of a class of vLLM's
+        if (
+            interp.capture_raises
+            and isinstance(obj, Instance)
+            and all(isinstance(t, ClassVal) for t in types)
+        ):
+            return (
+                any(t in obj.cls.mro() for t in types)
+                if isinstance(obj.cls, ClassVal)
+                else Opaque("isinstance")
+            )
         return Opaque("isinstance")
 
     def _get_args(self, interp, args, kwargs):

@@ -11,7 +11,12 @@ Shape::
      "arguments": [{"flags": ["--tensor-parallel-size", "-tp"], "name": "tensor_parallel_size",
                     "type": "int", "default": 1, "choices": null, "deprecated": false, "help": "...", ...}],
      "config_classes": {"SpeculativeConfig": {"fields": {"method": {"type": "str", "choices": [...],
-                                                                    "default": null}, ...}}},
+                                                                    "default": null}, ...}},
+                        "QuantizationConfigArgs": {"fields": {"moe": {
+                            "type": "json", "config_class": "QuantSpec", "json_or_str": true,
+                            "str_check": {"values": [...], "refused": {name: message},
+                                          "message": "unknown quantization name {value!r}; ...",
+                                          "class": "ValueError", "strict": false}}, ...}}},
      "errors": [{"message": "...", "class": "ValueError", "kind": "raise" | "assert",
                  "file": "vllm/config/vllm.py", "line": 1033}],
      "value_sets": {"speculative_methods": {"values": ["ngram", ...], "symbol": "SpeculativeMethod",
@@ -21,6 +26,11 @@ Shape::
                        "case": null | "upper", "requires": null | "<argument that must be true>",
                        "message": "Unknown speculative method {value!r}. Built-in methods: [...]" | null,
                        "site": {"class": "ValueError", "file": "...", "line": 1630} | null}]}
+
+A config field's ``str_check`` is what the field's pydantic validators (a ``field_validator(mode="before")``
+of its class, a plain validator in its ``Annotated`` type) make of a string, found by running them on the
+names they look strings up in (``validation/catalog_builder/validators.py``): an object typed field that also
+takes a name (``json_or_str``), or a field that takes nothing but a name (``strict``, typed ``str``).
 
 ``value_sets`` are the registries and enumerations vLLM compares values against at start-up; a
 ``value_check`` ties one to the argument (or the key inside a JSON-config argument) it checks, with vLLM's

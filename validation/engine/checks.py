@@ -276,6 +276,7 @@ class CatalogIndex:
                 spec.config_class,
                 spec.json_or_str,
                 spec.human_readable_int,
+                repr(spec.str_check),
             )
         self._signatures[name] = signature
         return signature
@@ -756,8 +757,10 @@ def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | 
     kind = spec.type
     if kind == "json":
         if spec.config_class:
-            if isinstance(value, dict) or (isinstance(value, str) and spec.json_or_str):
+            if isinstance(value, dict):
                 return None
+            if isinstance(value, str) and spec.json_or_str:
+                return str_check_problem(spec, value, flag)
             if isinstance(value, str):
                 if _as_json_object(value) is not None:
                     return None
@@ -767,8 +770,12 @@ def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | 
             # the parser keeps a non-JSON string; the config's pydantic validation refuses it
             return f"{spec.name}.{spec.str_refused}: Input should be a valid dictionary"
         return None  # free-form JSON (dicts, lists, strings): vLLM takes it as given
-    if not _is_type(value, kind, spec, lax):
+    if not _is_type(value, kind, spec, lax) or (
+        spec.str_check is not None and spec.str_check.get("strict") and not isinstance(value, str)
+    ):
         return f"argument {flag}: invalid {kind} value: {value!r}"
+    if spec.str_check is not None and isinstance(value, str):
+        return str_check_problem(spec, value, flag)
     items = list(value) if kind == "list" else [value]
     if kind == "list" and spec.item_type and spec.item_type != "str":
         for item in items:
@@ -795,6 +802,23 @@ def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | 
                 words = {"gt": "greater than", "ge": "at least", "lt": "less than", "le": "at most"}[op]
                 return f"{flag} must be {words} {limit}, got {value}"
     return None
+
+
+_PYDANTIC_PREFIXES = {"ValueError": "Value error, ", "AssertionError": "Assertion failed, "}
+
+
+def str_check_problem(spec: ArgSpec, value: str, flag: str) -> str | None:
+    """vLLM's validator's message when it refuses the name ``value`` (``spec.str_check``), else None."""
+    check = spec.str_check
+    if not check:
+        return None
+    text = (check.get("refused") or {}).get(value)
+    if text is None:
+        if value in (check.get("values") or ()) or not check.get("message"):
+            return None
+        text = check["message"].replace("{value!r}", repr(value)).replace("{value}", value)
+    # pydantic reports a validator's ValueError as "Value error, <message>" under the field's location
+    return f"argument {flag}: {_PYDANTIC_PREFIXES.get(check.get('class') or '', '')}{text}"
 
 
 def _config_findings(

@@ -94,6 +94,10 @@ class ArgSpec:
     # the union's dict member (`dict[str,any]`), for its "Input should be a valid dictionary" refusal
     str_refused: str | None = None
     special_values: tuple[str, ...] = ()  # extra spellings accepted besides the type, e.g. "auto"/"-1"
+    # a config field's pydantic validator that takes names (an object typed field's shorthand, or a name-only
+    # field): {"values": [names taken], "refused": {name: message}, "message": vLLM's text for any other
+    # name with {value!r} | None, "class": "ValueError" | ..., "strict": true if it takes nothing but a str}
+    str_check: dict[str, Any] | None = None
     suggestions: tuple[Any, ...] | None = None  # known values of a free-text argument (Literal | str)
     origin: dict[str, Any] | None = None  # {"class", "field", "file", "line"} of the config field behind it
 
