@@ -1,7 +1,8 @@
 """Checks of the 0.2x releases that no other topic covers: --quantization-config with a --quantization that is
 not an online shorthand, the deprecated use_fp4_indexer_cache against indexer_kv_dtype, the Proton profiler
-with CUDA graphs, prefill context parallelism with Model Runner V1 forced, an nvfp4 KV cache on an MLA model,
-and ReplaySSM on an architecture without it or with the 'all' Mamba cache mode.
+with CUDA graphs, prefill context parallelism with Model Runner V1 forced, an nvfp4 KV cache on an MLA model
+(and, in 0.34.0, the nvfp4_ds_mla KV cache with decode context parallelism), and ReplaySSM on an
+architecture without it or with the 'all' Mamba cache mode.
 
 Each condition was read in every release of its range (`python -m tools.rulepack.variants`)."""
 
@@ -97,6 +98,16 @@ NST = f"({HAS_SPEC} && has({SC}.num_speculative_tokens) && {SC}.num_speculative_
     f"{SC}.num_speculative_tokens : 0)"
 )
 
+# ModelConfig.use_mla: VLLM_MLA_DISABLE turns MLA off; from 0.29.0 a bidirectional DeepSeek variant
+# (hf_text_config.is_causal False) does not use MLA either
+MLA_ENABLED = '!(has(env.VLLM_MLA_DISABLE) && env.VLLM_MLA_DISABLE in ["1", "true", "True"])'
+_TEXT_CFG = "(has(model.config.text_config) && model.config.text_config != null)"
+BIDIRECTIONAL = (
+    f"({_TEXT_CFG} ? (has(model.config.text_config.is_causal) && "
+    "model.config.text_config.is_causal == false) : "
+    "(has(model.config.is_causal) && model.config.is_causal == false))"
+)
+
 RULES = [
     R(
         "quantization-config-requires-online-shorthand-0.20.0",
@@ -174,8 +185,8 @@ RULES = [
         "nvfp4-kv-cache-vs-mla",
         "Please use a different --kv-cache-dtype (e.g., 'fp8' or 'auto') for MLA models",
         f'{A("kv_cache_dtype")} && type(args.kv_cache_dtype) == string && (args.kv_cache_dtype == "nvfp4" || '
-        f'(vllm.minor >= 28 && args.kv_cache_dtype.startsWith("nvfp4"))) && ({MLA}) && '
-        '!(has(env.VLLM_MLA_DISABLE) && env.VLLM_MLA_DISABLE in ["1", "true", "True"])',
+        f'(vllm.minor >= 28 && args.kv_cache_dtype.startsWith("nvfp4"))) && ({MLA}) && {MLA_ENABLED} && '
+        f"(vllm.minor < 29 || !({BIDIRECTIONAL}))",
         ["kv_cache_dtype"],
         ["Use --kv-cache-dtype fp8 or auto for an MLA model"],
         "VllmConfig model validator: an nvfp4 KV cache cannot be used by the MLA attention backends (a "
@@ -184,6 +195,37 @@ RULES = [
         ["kv-cache", "mla"],
         needs=["model.config"],
         fix={"set": {"kv_cache_dtype": "fp8"}},
+    ),
+    R(
+        "nvfp4-kv-cache-vs-mla-0.30.0",
+        "or 'nvfp4_ds_mla' with a sparse MLA backend) for MLA models such as DeepSeek.",
+        f"{A('kv_cache_dtype')} && type(args.kv_cache_dtype) == string && "
+        f'args.kv_cache_dtype.startsWith("nvfp4") && !args.kv_cache_dtype.endsWith("_ds_mla") && ({MLA}) && '
+        f"!({BIDIRECTIONAL}) && {MLA_ENABLED}",
+        ["kv_cache_dtype"],
+        [
+            "Use --kv-cache-dtype fp8 or auto for an MLA model",
+            "Use --kv-cache-dtype nvfp4_ds_mla with a sparse MLA attention backend",
+        ],
+        "VllmConfig.validate_nvfp4_kv_cache_with_mla: the plain nvfp4 KV cache layouts cannot be used by the "
+        "MLA attention backends (a model whose config.json has kv_lora_rank, e.g. DeepSeek-V2/V3, unless "
+        "VLLM_MLA_DISABLE is set or the config says is_causal: false); the nvfp4_ds_mla layout is made "
+        "for MLA.",
+        ["kv-cache", "mla"],
+        needs=["model.config"],
+        fix={"set": {"kv_cache_dtype": "fp8"}},
+    ),
+    R(
+        "nvfp4-ds-mla-kv-cache-vs-dcp",
+        "nvfp4_ds_mla KV cache is not supported with decode context parallelism",
+        'effective.kv_cache_dtype == "nvfp4_ds_mla" && effective.decode_context_parallel_size > 1',
+        ["kv_cache_dtype", "decode_context_parallel_size"],
+        ["Set --decode-context-parallel-size 1", "Use another --kv-cache-dtype (e.g. fp8) with DCP"],
+        "VllmConfig.validate_nvfp4_kv_cache_with_mla: the nvfp4_ds_mla KV cache's chunked-context prefill "
+        "gather is not validated under decode context parallelism (checked before the MLA check, for any "
+        "model).",
+        ["kv-cache", "context-parallel"],
+        fix={"set": {"decode_context_parallel_size": 1}},
     ),
     R(
         "replayssm-nemotron-h-only",
@@ -298,6 +340,21 @@ CASES = {
     "nvfp4-kv-cache-vs-mla": (
         {"args": {"kv_cache_dtype": "nvfp4"}, "model": DEEPSEEK},
         {"args": {"kv_cache_dtype": "fp8"}, "model": DEEPSEEK},
+    ),
+    "nvfp4-kv-cache-vs-mla-0.30.0": (
+        {"args": {"kv_cache_dtype": "nvfp4"}, "model": DEEPSEEK},
+        {"args": {"kv_cache_dtype": "nvfp4_ds_mla"}, "model": DEEPSEEK},
+    ),
+    "nvfp4-ds-mla-kv-cache-vs-dcp": (
+        {
+            "args": {
+                "kv_cache_dtype": "nvfp4_ds_mla",
+                "tensor_parallel_size": 8,
+                "decode_context_parallel_size": 2,
+            },
+            "model": DEEPSEEK,
+        },
+        {"args": {"kv_cache_dtype": "nvfp4_ds_mla", "tensor_parallel_size": 8}, "model": DEEPSEEK},
     ),
     "replayssm-nemotron-h-only": (
         {"args": {"use_replayssm": True}},
