@@ -146,6 +146,13 @@ def test_coverage_counts_covered_uncovered_and_stale():
         {"id": "r-later", "category": "vllm", "message": "b is wrong", "versions": ">=2.0"},
         {"id": "p", "category": "policy", "message": "c is wrong"},
         {"id": "off", "category": "vllm", "message": "c is wrong", "enabled": False},
+        {  # pydantic's error for a field's bound: no raise-site to cover, never stale
+            "id": "bound",
+            "category": "vllm",
+            "message": "x: Input should be greater than or equal to 1",
+            "versions": ">=0.9",
+            "error_class": "pydantic:greater_than_equal",
+        },
     ]
     report = rule_coverage(cat, rules)
     assert report["summary"]["raise_sites"] == 3 and report["summary"]["covered"] == 1

@@ -169,6 +169,50 @@ def _joined_source(path: Path) -> str:
     return re.sub(r'"\s*\n\s*f?"', "", path.read_text())
 
 
+# pydantic's error for a value outside a config field's bound (error class `pydantic:<type>`, indexed by
+# tools/rulepack/index.py): its source is the field's declaration with that bound
+PYDANTIC_BOUND = re.compile(
+    r"(\w+): Input should be (greater than or equal to|greater than|less than or equal to|less than) (-?\d+)"
+)
+BOUND_KEYWORD = {
+    "greater than or equal to": "ge",
+    "greater than": "gt",
+    "less than or equal to": "le",
+    "less than": "lt",
+}
+
+
+def source_pattern(rule: dict[str, Any]) -> re.Pattern[str]:
+    """What the rule's source file holds in each release of its range: vLLM's message, ending where vLLM's
+    string ends (one message can be the prefix of a later one), or the declaration of a pydantic field with
+    the bound whose error the rule reports."""
+    if not rule["error_class"].startswith("pydantic:"):
+        return re.compile(re.escape(rule["message"]) + "[\"']")
+    bound = PYDANTIC_BOUND.fullmatch(rule["message"])
+    assert bound, f"not a pydantic bound error: {rule['message']!r}"
+    field, words, limit = bound.groups()
+    keyword = BOUND_KEYWORD[words]
+    return re.compile(
+        rf"^\s+{field}\s*:[^=\n]*=\s*Field\((?:[^()]|\([^()]*\))*?\b{keyword}\s*=\s*{re.escape(limit)}\b",
+        re.M,
+    )
+
+
+def test_source_pattern_of_a_pydantic_bound() -> None:
+    rule = {
+        "error_class": "pydantic:greater_than_equal",
+        "message": "max_num_seqs: Input should be greater than or equal to 1",
+    }
+    pattern = source_pattern(rule)
+    assert pattern.search("class S:\n    max_num_seqs: int = Field(default=DEFAULT_MAX_NUM_SEQS, ge=1)\n")
+    assert pattern.search(
+        "class S:\n    max_num_seqs: int = Field(\n        default=f(2),\n        ge=1,\n    )\n"
+    )
+    assert not pattern.search("class S:\n    max_num_seqs: int = Field(default=128, ge=0)\n")
+    assert not pattern.search("class S:\n    max_num_seqs: int = Field(default=128, le=1)\n")
+    assert not pattern.search("class S:\n    max_num_batched_tokens: int = Field(default=128, ge=1)\n")
+
+
 @pytest.mark.parametrize(
     "rule",
     [r for r in yaml.safe_load(PACK.read_text())["rules"] if r["category"] == "vllm"],
@@ -177,12 +221,11 @@ def _joined_source(path: Path) -> str:
 def test_vllm_message_is_verbatim_in_exactly_its_releases(
     rule: dict[str, Any], vllm_release_sources: dict[str, Path]
 ) -> None:
-    """Each release in the rule's range has the message in the linked file; the neighbours do not."""
+    """Each release in the rule's range has the message (or the pydantic bound) in the linked file; the
+    neighbours do not."""
     path = re.search(r"/blob/[0-9a-f]+/(\S+?)#L\d+$", rule["source"]).group(1)
     spec = SpecifierSet(rule.get("versions", ""))
-    message = rule["message"]
-    # the message must end where vLLM's string ends (one message can be the prefix of a later one)
-    pattern = re.compile(re.escape(message) + "[\"']")
+    pattern = source_pattern(rule)
     files = {r: vllm_release_sources[r] / path for r in RELEASES}
     present = [r for r in RELEASES if files[r].exists() and pattern.search(_joined_source(files[r]))]
     in_range = [r for r in RELEASES if Version(r) in spec]

@@ -2,6 +2,11 @@
 (class AssertionError), in vLLM's config, arg_utils and serve entrypoint sources (and the platform's check of
 the environment, and the CLI parser's own checks in utils/argparse_utils.py), per release:
 {message: [[release, file, line, exception class], ...]}.
+The int bounds of the config classes' pydantic fields (`x: int = Field(..., ge=1)` in vllm/config/) are
+indexed as the error pydantic reports for a value outside them, rendered `field: msg` as the conformance
+harness records a ValidationError (`max_num_seqs: Input should be greater than or equal to 1`), with the
+class `pydantic:<error type>` (`pydantic:greater_than_equal`): a value vLLM derives (not one the catalog's
+argument bounds see) can break them.
 Usage: python -m tools.rulepack.index (writes RULEPACK_INDEX; build.py runs it when the index is missing)."""
 
 import ast
@@ -58,10 +63,54 @@ def files_for(v):
     return out
 
 
+# pydantic's error for a number outside a field's bound: (words of its message, its error type)
+BOUNDS = {
+    "ge": ("greater than or equal to", "greater_than_equal"),
+    "gt": ("greater than", "greater_than"),
+    "le": ("less than or equal to", "less_than_equal"),
+    "lt": ("less than", "less_than"),
+}
+
+
+def _int_constant(n):
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        value = _int_constant(n.operand)
+        return None if value is None else -value
+    if isinstance(n, ast.Constant) and type(n.value) is int:
+        return n.value
+    return None  # a float bound: how pydantic prints it is not read here
+
+
+def field_bounds(tree):
+    """(message, line, class) of each int bound of an annotated `name: T = Field(..., ge=N)` class field."""
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for node in cls.body:
+            if not (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(node.value, ast.Call)
+                and ast.unparse(node.value.func) in ("Field", "pydantic.Field")
+            ):
+                continue
+            for kw in node.value.keywords:
+                limit = _int_constant(kw.value) if kw.arg in BOUNDS else None
+                if limit is not None:
+                    words, kind = BOUNDS[kw.arg]
+                    message = f"{node.target.id}: Input should be {words} {limit}"
+                    yield message, node.lineno, f"pydantic:{kind}"
+
+
 def index_release(v, idx):
     for f in files_for(v):
         with open(source_dir(v) / f) as fh:
             tree = ast.parse(fh.read())
+        if f.startswith("vllm/config/"):
+            for m, line, cls in field_bounds(tree):
+                rec = [v, f, line, cls]
+                if rec not in idx.setdefault(m, []):
+                    idx[m].append(rec)
         for fn in ast.walk(tree):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
                 continue

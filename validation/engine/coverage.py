@@ -10,7 +10,9 @@ extracted from the wheel, e.g. ``Unknown quantization method``): the product ref
 message itself, so the site is listed with ``catalog:<argument>[.<key>]`` in place of a rule id. Rules of
 category ``vllm`` that claim the release but match no raise-site are
 reported as stale: their text is not in that release's config code (gone, or a check vLLM runs elsewhere,
-which ``outside_config_code`` tells from the rule's source link).
+which ``outside_config_code`` tells from the rule's source link). A rule whose ``error_class`` is
+``pydantic:<type>`` reports pydantic's error for a config field's bound (a value vLLM derives out of range),
+which is no raise-site: it neither covers a site nor is stale.
 """
 
 from __future__ import annotations
@@ -94,7 +96,10 @@ def rule_coverage(catalog: Catalog, rules: Iterable[Mapping[str, Any]]) -> dict[
     claiming = [
         r
         for r in rules
-        if r.get("category", "vllm") == "vllm" and r.get("enabled", True) and rule_applies(r, catalog.version)
+        if r.get("category", "vllm") == "vllm"
+        and r.get("enabled", True)
+        and not str(r.get("error_class") or "").startswith("pydantic:")
+        and rule_applies(r, catalog.version)
     ]
     covered: list[dict[str, Any]] = []
     uncovered: list[dict[str, Any]] = []

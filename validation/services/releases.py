@@ -186,8 +186,11 @@ def release_coverage(*, version: str, ruleset=None) -> dict[str, Any]:
             "versions": r["versions"],
             "enabled": r["enabled"],
             "source": r["source"],
+            "error_class": r["error_class"],
         }
-        for r in ruleset.rules.values("rule_id", "category", "message", "versions", "enabled", "source")
+        for r in ruleset.rules.values(
+            "rule_id", "category", "message", "versions", "enabled", "source", "error_class"
+        )
     ]
     return {"ruleset": ruleset.number, **rule_coverage(catalog, rules)}
 
