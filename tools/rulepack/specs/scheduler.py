@@ -207,8 +207,39 @@ RULES += [
     ),
 ]
 
+# 0.20.0-0.22.1 let --max-model-len 0 through ModelConfig (its bound is ge=-1; the positive-int check comes in
+# 0.23.0); EngineArgs._set_default_max_num_seqs_and_batched_tokens_args then caps a defaulted
+# max_num_batched_tokens at max_num_seqs * max_model_len = 0, and a defaulted max_num_seqs at that 0, and
+# SchedulerConfig's pydantic bounds (ge=1) refuse them: one error per field, in field order
+_GE1 = "Input should be greater than or equal to 1"
+_SEQS_LINE = f'{A("max_num_seqs")} ? "" : {cel_str(chr(10) + "max_num_seqs: " + _GE1)}'
+RULES += [
+    R(
+        "max-model-len-zero-scheduler-0.20.0",
+        f"max_num_batched_tokens: {_GE1}",
+        f"{A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len == 0 && "
+        f"!{A('max_num_batched_tokens')}",
+        ["max_model_len", "max_num_batched_tokens", "max_num_seqs"],
+        [
+            "Give --max-model-len a positive number of tokens",
+            "Leave it unset (or -1) for the model's maximum",
+        ],
+        (
+            "EngineArgs.create_engine_config: --max-model-len 0 passes ModelConfig before 0.23.0; the "
+            "default max_num_batched_tokens is then capped at max_num_seqs * max_model_len = 0 (and a "
+            "default max_num_seqs at that 0), which SchedulerConfig's pydantic bounds refuse."
+        ),
+        ["scheduler"],
+        range=[None, "0.22.1"],
+        narrowed="from 0.23.0 ModelConfig refuses max_model_len 0 first ('must be a positive integer')",
+        fix={"unset": ["max_model_len"]},
+        message_template=f"max_num_batched_tokens: {_GE1}{{{{ {_SEQS_LINE} }}}}",
+    ),
+]
+
 CASES = {
     "max-model-len-positive": ({"max_model_len": 0}, {"max_model_len": 2048}),
+    "max-model-len-zero-scheduler-0.20.0": ({"max_model_len": 0}, {"max_model_len": 2048}),
     "max-batched-tokens-ge-max-num-seqs": (
         {"max_num_batched_tokens": 128, "max_num_seqs": 256},
         {"max_num_batched_tokens": 8192, "max_num_seqs": 256},
