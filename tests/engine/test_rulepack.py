@@ -182,12 +182,25 @@ BOUND_KEYWORD = {
 }
 
 
+def message_pattern(message: str) -> re.Pattern[str]:
+    """Where vLLM's source holds the message, ending where vLLM's string ends (one message can be the prefix of a
+    later one): as a string or f-string, or as a string followed by one concatenated value, which the rule
+    writes as the f-string field it amounts to (`"... support: " + ", ".join(unsupported)` is
+    `... support: {', '.join(unsupported)}`)."""
+    alternatives = [re.escape(message) + "[\"']"]
+    concatenated = re.fullmatch(r"([^{}]*)\{([^{}]+)\}", message)
+    if concatenated:
+        prefix, value = concatenated.groups()
+        value_in_source = re.escape(value).replace("'", "[\"']")
+        alternatives.append(re.escape(prefix) + "[\"']\\s*\\+\\s*" + value_in_source + "\\s*\\)")
+    return re.compile("|".join(alternatives))
+
+
 def source_pattern(rule: dict[str, Any]) -> re.Pattern[str]:
-    """What the rule's source file holds in each release of its range: vLLM's message, ending where vLLM's
-    string ends (one message can be the prefix of a later one), or the declaration of a pydantic field with
-    the bound whose error the rule reports."""
+    """What the rule's source file holds in each release of its range: vLLM's message (message_pattern), or
+    the declaration of a pydantic field with the bound whose error the rule reports."""
     if not rule["error_class"].startswith("pydantic:"):
-        return re.compile(re.escape(rule["message"]) + "[\"']")
+        return message_pattern(rule["message"])
     bound = PYDANTIC_BOUND.fullmatch(rule["message"])
     assert bound, f"not a pydantic bound error: {rule['message']!r}"
     field, words, limit = bound.groups()
@@ -196,6 +209,16 @@ def source_pattern(rule: dict[str, Any]) -> re.Pattern[str]:
         rf"^\s+{field}\s*:[^=\n]*=\s*Field\((?:[^()]|\([^()]*\))*?\b{keyword}\s*=\s*{re.escape(limit)}\b",
         re.M,
     )
+
+
+def test_message_pattern_of_a_concatenated_message() -> None:
+    message = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {', '.join(unsupported)}"
+    pattern = message_pattern(message)
+    source = 'raise ValueError(\n    "VLLM_USE_V2_MODEL_RUNNER does not yet support: "\n    + ", ".join(unsupported)\n)'
+    assert pattern.search(source)
+    assert pattern.search(f'raise ValueError(f"{message}")')
+    assert not pattern.search(source.replace("support: ", "support it: "))
+    assert not pattern.search(source.replace("unsupported)", "unsupported) + '.'"))
 
 
 def test_source_pattern_of_a_pydantic_bound() -> None:

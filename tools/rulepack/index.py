@@ -1,4 +1,5 @@
-"""Index every raise with a literal (or locally assigned) message, and every assert with a literal message
+"""Index every raise with a literal (or locally assigned) message (an f-string, or a literal concatenated with
+values, which is written as the f-string it amounts to), and every assert with a literal message
 (class AssertionError), in vLLM's config, arg_utils and serve entrypoint sources (and the platform's check of
 the environment, and the CLI parser's own checks in utils/argparse_utils.py), per release:
 {message: [[release, file, line, exception class], ...]}.
@@ -30,9 +31,14 @@ def render(n):
                 )
         return out
     if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+        # "text: " + ", ".join(xs) (0.20.0-0.22.1's Model Runner V2 refusal): a concatenated operand that is
+        # not a string is written as the f-string field it amounts to, "text: {', '.join(xs)}"
         a, b = render(n.left), render(n.right)
-        if a is not None and b is not None:
-            return a + b
+        if a is None and b is None:
+            return None
+        return (a if a is not None else "{" + ast.unparse(n.left) + "}") + (
+            b if b is not None else "{" + ast.unparse(n.right) + "}"
+        )
     return None
 
 
