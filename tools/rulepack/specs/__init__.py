@@ -206,6 +206,7 @@ ORDER = [
     "world-size-exceeds-node-gpus",
     "dcp-gqa-requires-tp-above-kv-heads",
     "mrv2-forced-unsupported-features",
+    "mrv2-forced-unsupported-features-0.20.0",
     "max-model-len-above-derived",
     "policy-collection-nothing-replayable",
     "policy-serving-returns-sampling-mask",

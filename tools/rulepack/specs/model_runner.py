@@ -22,9 +22,13 @@ from tools.rulepack.specs.runtime_asserts import MLA
 # ---------------------------------------------------------------- Model Runner V2 forced by the environment
 # VllmConfig._validate_v2_model_runner() (called from __post_init__ when use_v2_model_runner) raises with the
 # list from _get_v2_model_runner_unsupported_features(). The text is the same f-string in 0.23.0-0.33.0 (one
-# rule: a rule's range is its message's whole range); the list differs per release, so the condition
-# branches on vllm.minor. Only features readable from the arguments are checked (see the docs); stock
-# torch.compile and sequence parallelism are left out because __post_init__ may override the user's values.
+# rule: a rule's range is its message's whole range); 0.20.0-0.22.1 raise the same list after
+# "VLLM_USE_V2_MODEL_RUNNER does not yet support: " (a second rule). The list differs per release, so the
+# condition branches on vllm.minor. Only features readable from the arguments are checked (see the docs);
+# stock torch.compile and sequence parallelism (0.22+) are left out because __post_init__ may override the
+# user's values. 0.20.0-0.21.0 list only PCP, non-eagle/eagle3/mtp methods, DBO, routed experts, logits
+# processors, KV sharing fast prefill and EC transfer (and hybrid models); 0.22 has 0.23's list plus reasoning
+# budget enforcement (any reasoning config: --reasoning-parser or --reasoning-config).
 _M = "derived.spec_method"
 _EAGLE3_PP = f'({HAS_SPEC} && {_M} == "eagle3" && effective.pipeline_parallel_size > 1)'
 _DBO = "effective.enable_dbo == true"
@@ -54,7 +58,10 @@ def _list_by_minor(table):
 
 
 _EEA = ["eagle", "eagle3", "mtp"]
-_V2_SPEC_OK = {  # 0.23-0.29: every other method is listed
+_V2_SPEC_OK = {  # 0.20-0.29: every other method is listed
+    20: _EEA,
+    21: _EEA,
+    22: _EEA,
     23: _EEA,
     24: _EEA + ["dflash"],
     25: _EEA + ["dflash", "dspark"],
@@ -74,8 +81,19 @@ _V2_SPEC_METHOD = (
     f"{_M} in {_list_by_minor(_V2_SPEC_NOT_OK)}))"
 )
 _V2_PD = (
-    f'({PARALLEL_DRAFTING} && (vllm.minor == 23 ? true : vllm.minor == 24 ? {_M} != "dflash" : '
+    f'({PARALLEL_DRAFTING} && (vllm.minor <= 23 ? vllm.minor >= 22 : vllm.minor == 24 ? {_M} != "dflash" : '
     f'!({_M} in ["dflash", "dspark"])))'
+)
+# 0.22-0.25: a logits logprobs mode of a generating model (runner_type "generate": not a pooling or draft
+# runner)
+_LOGITS_MODE = (
+    'effective.logprobs_mode in ["raw_logits", "processed_logits"] && '
+    '!(has(args.runner) && args.runner in ["pooling", "draft"])'
+)
+# 0.22: _set_default_reasoning_config_args gives VllmConfig a reasoning_config for a reasoning parser
+_REASONING = (
+    '((has(args.reasoning_parser) && args.reasoning_parser != null && args.reasoning_parser != "") || '
+    "(has(args.reasoning_config) && args.reasoning_config != null))"
 )
 # (version condition, feature) as read in each release's _get_v2_model_runner_unsupported_features();
 # 0.25 dropped hybrid/align cache mode (model-dependent, not checked), 0.26 made PCP non-MLA only (left out:
@@ -90,14 +108,16 @@ V2_UNSUPPORTED = [
     ("vllm.minor >= 24", EXT_LAUNCHER_PP),
     ("true", _V2_SPEC_METHOD),
     ("true", _V2_PD),
-    ("vllm.minor <= 29", _EAGLE3_PP),
+    ("vllm.minor >= 22 && vllm.minor <= 29", _EAGLE3_PP),
+    ("vllm.minor == 22", _REASONING),
     ("vllm.minor == 28", f"{ADAPTIVE} && ({_LORA} || effective.pipeline_parallel_size > 1)"),
     ("vllm.minor <= 29", _DBO),
     ("vllm.minor >= 30", _UB_FORCED),
     ("vllm.minor >= 24 && vllm.minor <= 31", _EEP),
     ("vllm.minor <= 27", f"({_ROUTED} || {_EC})"),
     ("vllm.minor <= 30", LOGITS_PROCS),
-    ("vllm.minor <= 28", _PEMB),
+    ("vllm.minor >= 22 && vllm.minor <= 28", _PEMB),
+    ("vllm.minor >= 22 && vllm.minor <= 25", _LOGITS_MODE),
     ("vllm.minor <= 29", _KVS),
     ("vllm.minor >= 30 && vllm.minor <= 31", _MAMBA_ALL),
     ("vllm.minor >= 32", _HETERO),
@@ -113,19 +133,20 @@ _NGRAMS = f'({HAS_SPEC} && {_M} in ["ngram", "ngram_gpu"])'
 V2_UNSUPPORTED_NAMES = [
     ("vllm.minor <= 28", _PCP_V2, '"prefill context parallelism"'),
     ("vllm.minor >= 24", EXT_LAUNCHER_PP, '"pipeline parallelism with external_launcher"'),
-    ("vllm.minor <= 29", _NGRAMS, '"ngram/ngram_gpu speculative decoding"'),
+    ("vllm.minor >= 22 && vllm.minor <= 29", _NGRAMS, '"ngram/ngram_gpu speculative decoding"'),
     (
         "true",
-        f"{_V2_SPEC_METHOD} && !(vllm.minor <= 29 && {_NGRAMS})",
+        f"{_V2_SPEC_METHOD} && !(vllm.minor >= 22 && vllm.minor <= 29 && {_NGRAMS})",
         f'"speculative method \'" + {_M} + "\'"',
     ),
     (
         "true",
         _V2_PD,
-        'vllm.minor == 23 ? "parallel drafting for speculative decoding" : '
+        'vllm.minor <= 23 ? "parallel drafting for speculative decoding" : '
         '"parallel drafting for EAGLE speculative decoding"',
     ),
-    ("vllm.minor <= 29", _EAGLE3_PP, '"EAGLE3 with pipeline parallelism"'),
+    ("vllm.minor >= 22 && vllm.minor <= 29", _EAGLE3_PP, '"EAGLE3 with pipeline parallelism"'),
+    ("vllm.minor == 22", _REASONING, '"reasoning budget enforcement"'),
     ("vllm.minor == 28", f"{ADAPTIVE} && {_LORA}", '"adaptive verification with LoRA"'),
     (
         "vllm.minor == 28",
@@ -157,7 +178,12 @@ V2_UNSUPPORTED_NAMES = [
     ("vllm.minor >= 24 && vllm.minor <= 31", _EEP, '"elastic expert parallelism"'),
     ("vllm.minor <= 27", _ROUTED, '"routed experts capture"'),
     ("vllm.minor <= 30", LOGITS_PROCS, '"custom logits processors"'),
-    ("vllm.minor <= 28", _PEMB, '"prompt embeds"'),
+    ("vllm.minor >= 22 && vllm.minor <= 28", _PEMB, '"prompt embeds"'),
+    (
+        "vllm.minor >= 22 && vllm.minor <= 25",
+        _LOGITS_MODE,
+        '"logprobs mode \'" + effective.logprobs_mode + "\'"',
+    ),
     ("vllm.minor <= 29", _KVS, '"KV sharing fast prefill"'),
     ("vllm.minor <= 27", _EC, '"EC transfer"'),
     ("vllm.minor >= 30 && vllm.minor <= 31", _MAMBA_ALL, "\"mamba cache mode 'all'\""),
@@ -226,7 +252,8 @@ RULES = [
             "custom_class, 0.33 suffix/custom_class; parallel drafting (except dflash/dspark), EAGLE3 with "
             "PP (-0.29), external_launcher with PP (0.24+), dual batch overlap (-0.29; 0.30+ only with LoRA, "
             "speculative decoding, PP or context parallelism), elastic EP (0.24-0.31), routed experts "
-            "capture and EC transfer (-0.27), custom logits processors (-0.30), prompt embeds (-0.28), KV "
+            "capture and EC transfer (-0.27), custom logits processors (-0.30), prompt embeds (-0.28), "
+            "logprobs mode raw_logits/processed_logits (-0.25), KV "
             "sharing fast prefill (-0.29), prefill context parallelism (-0.25; 0.26-0.28 non-MLA models), "
             "adaptive verification with "
             "LoRA or PP (0.28), mamba cache mode 'all' (0.30-0.31), heterogeneous-vocabulary drafts "
@@ -242,6 +269,50 @@ RULES = [
             '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\'\n'
             "# after\nvllm serve model --speculative-config "
             '\'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\''
+        ),
+        values={"', '.join(unsupported)": V2_UNSUPPORTED_LABELS},
+    ),
+]
+
+RULES += [
+    R(
+        "mrv2-forced-unsupported-features-0.20.0",
+        "VLLM_USE_V2_MODEL_RUNNER does not yet support: {",
+        f"has({ENV_V2}) && int({ENV_V2}) != 0 && {V2_UNSUPPORTED_EXPR}",
+        [
+            "env.VLLM_USE_V2_MODEL_RUNNER",
+            "speculative_config",
+            "logits_processors",
+            "enable_dbo",
+            "enable_return_routed_experts",
+            "enable_prompt_embeds",
+            "kv_sharing_fast_prefill",
+            "ec_transfer_config",
+            "prefill_context_parallel_size",
+            "pipeline_parallel_size",
+            "reasoning_parser",
+        ],
+        [
+            "Remove VLLM_USE_V2_MODEL_RUNNER=1 (these releases use the V1 model runner by default)",
+            "Remove the feature Model Runner V2 does not support yet in this release",
+        ],
+        (
+            "VllmConfig._validate_v2_model_runner: with VLLM_USE_V2_MODEL_RUNNER=1 the V2 model runner is "
+            "forced and every feature it does not support yet is refused (without the variable 0.20-0.21 "
+            "use V1, and 0.22 falls back to V1 with a warning). 0.20-0.21 list prefill context "
+            "parallelism, speculative methods other than eagle/eagle3/mtp, dual batch overlap, routed "
+            "experts capture, custom logits processors, KV sharing fast prefill and EC transfer; 0.22 "
+            "also ngram/ngram_gpu (named as such), parallel drafting, EAGLE3 with pipeline parallelism, "
+            "reasoning budget enforcement (a reasoning parser or config), prompt embeds and the "
+            "raw_logits/processed_logits logprobs modes. Checked here "
+            "from the arguments only: hybrid/mamba models, stock torch.compile and sequence parallelism "
+            "are not decided by this rule."
+        ),
+        ["model-runner-v2", "speculative-decoding"],
+        example_fix=(
+            "# before\nVLLM_USE_V2_MODEL_RUNNER=1 vllm serve model --logits-processors "
+            "my_org.processors:BanWordsProcessor\n"
+            "# after\nvllm serve model --logits-processors my_org.processors:BanWordsProcessor"
         ),
         values={"', '.join(unsupported)": V2_UNSUPPORTED_LABELS},
     ),
@@ -308,6 +379,13 @@ CASES = {
     "hisparse-requires-mrv2": (
         dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
         dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),
+    ),
+    "mrv2-forced-unsupported-features-0.20.0": (
+        dict(
+            args={"logits_processors": ["my_org.processors:BanWordsProcessor"]},
+            env={"VLLM_USE_V2_MODEL_RUNNER": "1"},
+        ),
+        dict(args={"logits_processors": ["my_org.processors:BanWordsProcessor"]}),
     ),
     "mrv2-forced-unsupported-features": (
         dict(
