@@ -9,6 +9,7 @@ from tools.rulepack.expr import (
     HISPARSE,
     LOGITS_PROCS,
     PARALLEL_DRAFTING,
+    SC,
     UBATCHING,
     R,
     cel_str,
@@ -318,6 +319,72 @@ RULES += [
     ),
 ]
 
+# ---------------------------------------------------------------- Model Runner V1 (0.29.0-0.33.x)
+# VllmConfig.__post_init__ calls _validate_v1_model_runner() where it would call _validate_v2_model_runner()
+# when use_v2_model_runner is false (VLLM_USE_V2_MODEL_RUNNER=0, or without the variable a feature V2 does
+# not support yet: derived.use_v2_model_runner), refusing the list of
+# _get_v1_model_runner_unsupported_features(). (release condition, feature, name) in vLLM's order; the
+# entries that depend on the draft model's config (mixed sliding/full and DFlash2 / candidate-head DFlash
+# drafts, XPress refiners, Parse 3.5 MTP) are not decided here. 0.34.0 has no V1 (mrv2-env-var-removed).
+_STEP5 = ["Step5ForCausalLM", "Step5ForConditionalGeneration"]
+V1_UNSUPPORTED_NAMES = [
+    ("true", _PCP, '"prefill context parallel"'),
+    (
+        "vllm.minor >= 31",
+        # --async-scheduling as set: its default (None) is resolved to off for V1 with pipeline parallelism
+        "effective.pipeline_parallel_size > 1 && has(args.async_scheduling) && args.async_scheduling == true",
+        '"pipeline parallelism with async scheduling"',
+    ),
+    ("true", f'{HAS_SPEC} && {_M} == "dspark"', '"dspark speculative decoding"'),
+    ("true", ADAPTIVE, '"adaptive draft verification"'),
+    (
+        "vllm.minor >= 33",
+        f"{HAS_SPEC} && has({SC}.draft_lm_head_quantization) && {SC}.draft_lm_head_quantization != null",
+        '"draft lm_head quantization"',
+    ),
+    ("true", "has(model.config) && derived.is_diffusion == true", '"diffusion models"'),
+    ("true", "effective.enable_batch_sharded_sampling == true", '"batch-sharded sampling"'),
+    ("vllm.minor >= 33", f"has(model.architecture) && model.architecture in {q(_STEP5)}", '"Step5"'),
+]
+V1_UNSUPPORTED_ITEMS = [(f if c == "true" else f"{c} && {f}", name) for c, f, name in V1_UNSUPPORTED_NAMES]
+RULES += [
+    R(
+        "mrv1-unsupported-features",
+        "Model Runner V1 does not support: {",
+        "("
+        + " || ".join(f"({f})" for f, _ in V1_UNSUPPORTED_ITEMS)
+        + ") && derived.use_v2_model_runner == false",
+        [
+            "env.VLLM_USE_V2_MODEL_RUNNER",
+            "prefill_context_parallel_size",
+            "pipeline_parallel_size",
+            "async_scheduling",
+            "speculative_config",
+            "enable_batch_sharded_sampling",
+        ],
+        [
+            "Remove VLLM_USE_V2_MODEL_RUNNER=0 (vLLM then picks Model Runner V2 unless a feature it does "
+            "not support yet is present)",
+            "Remove the feature Model Runner V1 does not support",
+        ],
+        (
+            "VllmConfig._validate_v1_model_runner: when vLLM runs the V1 model runner "
+            "(VLLM_USE_V2_MODEL_RUNNER=0, or a feature Model Runner V2 does not support yet), the features "
+            "only V2 implements are refused: prefill context parallelism, pipeline parallelism with "
+            "--async-scheduling (0.31+), dspark speculative decoding, adaptive draft verification, a "
+            "quantized draft lm_head (0.33), diffusion models, batch-sharded sampling and Step5 models "
+            "(0.33). Drafts whose own config decides (DFlash2 / candidate-head / mixed-attention DFlash, "
+            "XPress, Parse 3.5 MTP) are not decided by this rule."
+        ),
+        ["model-runner-v2", "context-parallel"],
+        example_fix=(
+            "# before\nVLLM_USE_V2_MODEL_RUNNER=0 vllm serve model --prefill-context-parallel-size 2\n"
+            "# after\nvllm serve model --prefill-context-parallel-size 2"
+        ),
+        values={"', '.join(unsupported)": join_present(V1_UNSUPPORTED_ITEMS)},
+    ),
+]
+
 _EAGLE_PD = {"method": "eagle", "model": "org/eagle-draft", "num_speculative_tokens": 3}
 RULES += [
     R(
@@ -386,6 +453,10 @@ CASES = {
             env={"VLLM_USE_V2_MODEL_RUNNER": "1"},
         ),
         dict(args={"logits_processors": ["my_org.processors:BanWordsProcessor"]}),
+    ),
+    "mrv1-unsupported-features": (
+        dict(args={"prefill_context_parallel_size": 2}, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
+        dict(args={"prefill_context_parallel_size": 2}),
     ),
     "mrv2-forced-unsupported-features": (
         dict(
