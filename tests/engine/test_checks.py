@@ -323,6 +323,64 @@ def test_quantization_specs_take_the_names_vllm_takes_and_refuse_the_others_in_i
     ]
 
 
+def test_quantization_targets_take_what_vllm_takes_and_refuse_the_rest_in_its_words():
+    """From 0.30.0 QuantizationConfigArgs.targets (typed dict[str, str]) has a field_validator that refuses a
+    non-object and any value but an online shorthand name; 0.34.0 also takes a spec object. Messages as
+    real vLLM 0.34.0 printed them for these values (pydantic's "Value error, ..." part)."""
+
+    def problems(version: str, targets) -> list[str]:
+        return [
+            f.message for f in check_catalog({"quantization_config": {"targets": targets}}, catalog(version))
+        ]
+
+    for version in ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0"):
+        assert problems(version, {"re:.*mlp.*": "fp8_per_tensor"}) == [], version
+        assert problems(version, None) == [], version
+        assert problems(version, {}) == [], version
+        assert problems(version, "fp8_per_tensor") == [
+            "argument --quantization-config.targets: targets must be a dict, got str"
+        ], version
+        assert problems(version, ["fp8_per_tensor"]) == [
+            "argument --quantization-config.targets: targets must be a dict, got list"
+        ], version
+    names = (
+        "['fp8_per_block', 'fp8_per_channel', 'fp8_per_tensor', 'int8_per_channel_weight_only', 'lut_b_moe', "
+        "'mxfp4', 'mxfp4_hadamard32', 'mxfp8', 'nvfp4_per_token']"
+    )
+    assert problems("0.34.0", {"re:.*mlp.*": "fp9"}) == [
+        "argument --quantization-config.targets: Value error, targets[re:.*mlp.*] = fp9 is not a valid online "
+        f"shorthand name; expected one of {names}"
+    ]
+    assert problems("0.34.0", {"model.layers.0.mlp.down_proj": 4}) == [
+        "argument --quantization-config.targets: Value error, targets[model.layers.0.mlp.down_proj] must be an "
+        "online shorthand name or a quantization spec, got int"
+    ]
+    assert problems("0.34.0", {"re:.*mlp.*": {"weight": "mxfp4"}}) == []
+    # before 0.34.0 a target is a shorthand name only: any other value is shown in the same message
+    old_names = (
+        "['fp8_per_block', 'fp8_per_channel', 'fp8_per_tensor', 'int8_per_channel_weight_only', 'mxfp4', "
+        "'mxfp8', 'nvfp4_per_token']"
+    )
+    assert problems("0.30.0", {"lm_head": 4, "x": "mxfp4"}) == [
+        "argument --quantization-config.targets: Value error, targets[lm_head] = 4 is not a valid online "
+        f"shorthand name; expected one of {old_names}"
+    ]
+    assert problems("0.30.0", {"lm_head": {"weight": "mxfp4"}}) == [
+        "argument --quantization-config.targets: Value error, targets[lm_head] = {'weight': 'mxfp4'} is not a "
+        f"valid online shorthand name; expected one of {old_names}"
+    ]
+    assert problems("0.30.0", {"lm_head": False})[0].startswith(
+        "argument --quantization-config.targets: Value error, targets[lm_head] = False is not"
+    )
+    assert problems("0.30.0", {"lm_head": "lut_b_moe"})[0].startswith(
+        "argument --quantization-config.targets: Value error, targets[lm_head] = lut_b_moe is not"
+    )
+    # the field itself arrived in 0.30.0
+    assert problems("0.29.0", "fp8_per_tensor") == [
+        "--quantization-config: QuantizationConfigArgs has no field 'targets' in vLLM 0.29.0"
+    ]
+
+
 # ---- one replacement detection, one version order, one "active finding" test
 
 

@@ -38,7 +38,7 @@ from .kwargs import (
 )
 from .source import SourceTree
 from .stdlib_stubs import ARGPARSE_SUPPRESS
-from .validators import Validator, annotated_validator, field_validators, str_check
+from .validators import Validator, annotated_validator, dict_check, field_validators, str_check
 from .values import extract_value_sets
 
 SCHEMA_VERSION = 1
@@ -640,6 +640,10 @@ class CatalogBuilder:
                     entry["type"] = "str"
                 elif entry["type"] == "json":  # an object, or a name its validator turns into one
                     entry["json_or_str"] = True
+            elif entry["type"] == "json" and origin.dataclass_cls is None:
+                checked = self.dict_check(validators.get(name, []), name)
+                if checked is not None:
+                    entry["dict_check"] = checked
             if origin.dataclass_cls is not None and entry["type"] == "json":
                 entry["config_class"] = origin.dataclass_cls.name
                 self._dc_seen.setdefault(origin.dataclass_cls.name, origin.dataclass_cls)
@@ -665,6 +669,11 @@ class CatalogBuilder:
         if plain is not None:
             chain.append(plain)
         return str_check(self.interp, chain, name) if chain else None
+
+    def dict_check(self, validators: list[Validator], name: str) -> dict | None:
+        """What a free-form JSON object field's validators refuse (see :mod:`.validators`)."""
+        chain = [v for v in validators if v.mode == "before"]
+        return dict_check(self.interp, chain, name) if chain else None
 
     # -- errors
     def error_files(self) -> list[str]:

@@ -25,6 +25,7 @@ a ``str_check``; one that passes strings on to the field's own type decides noth
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +142,8 @@ def run(interp: Interpreter, validator: Validator, value: Any, field_name: str) 
         outcome = Outcome("raised", cls_name=exc.cls_name, message=exc.message)
     except (InterpError, RecursionError):
         outcome = Outcome("unknown")
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+        outcome = Outcome("unknown")  # the interpreter met a value it does not model (a class iterated)
     finally:
         interp.capture_raises = False
         interp.steps = steps
@@ -233,3 +236,76 @@ def str_check(interp: Interpreter, chain: list[Validator], field_name: str) -> d
         "class": classes.pop() if len(classes) == 1 else None,
         "strict": strict,
     }
+
+
+PROBE_KEY = "vllm_profiles_probe_key"
+PROBE_NUMBER = 7919
+# a value of every kind a JSON config can hold, by the name Python gives its type; each one's ``str()`` is
+# distinctive, so that a message showing the value can be turned back into a template
+_JSON_KINDS: dict[str, Any] = {
+    "str": PROBE,
+    "int": PROBE_NUMBER,
+    "float": PROBE_NUMBER + 0.5,
+    "bool": True,
+    "list": [PROBE_NUMBER],
+    "dict": {PROBE_KEY + "_inner": PROBE_NUMBER},
+    "NoneType": None,
+}
+_TYPE_NAME = re.compile(r"\{type\(\w+\)\.__name__\}")
+
+
+def _refusal(outcome: Outcome, kind: str, value: Any) -> dict[str, str] | None:
+    """The class and message of a run that raised, the value shown as ``{value}``, the key as ``{key}``."""
+    if outcome.kind != "raised" or outcome.message is None:
+        return None
+    message = outcome.message.replace(PROBE_KEY + "_inner", "\0")  # a nested key stays part of the value
+    message = message.replace(repr(PROBE), "{value!r}").replace(PROBE, "{value}")
+    if kind not in ("str", "NoneType"):
+        message = message.replace(str(value).replace(PROBE_KEY + "_inner", "\0"), "{value}")
+    message = message.replace(PROBE_KEY, "{key}").replace("\0", PROBE_KEY + "_inner")
+    # an f-string's ``{type(v).__name__}`` the interpreter leaves as written: the value's kind
+    return {"class": outcome.cls_name or "", "message": _TYPE_NAME.sub(kind, message)}
+
+
+def dict_check(interp: Interpreter, chain: list[Validator], field_name: str) -> dict[str, Any] | None:
+    """What the validators of a free-form JSON object field (``dict[str, str] | None``) refuse, or None.
+
+    They run on a value of every JSON kind but an object (``"types"``: kind -> the refusal of a field value
+    of that kind), then on a one-key object whose value is each name they look up, a probe string and a
+    value of every other JSON kind (``"items"``: the names taken, the ``"message"`` for any other string
+    and the refusal by the item's kind, ``"types"``; the key as ``{key}``, the item as ``{value}``). Only
+    refusals are recorded: a run that proves nothing, or returns, takes the value."""
+    types = {
+        kind: refusal
+        for kind, value in _JSON_KINDS.items()
+        if kind not in ("dict", "NoneType")
+        and (refusal := _refusal(run_chain(interp, chain, value, field_name), kind, value))
+    }
+    if run_chain(interp, chain, {}, field_name).kind != "ok":
+        return None  # not even an empty object: nothing this check knows how to describe
+    names: list[str] = []
+    for validator in chain:
+        names += [n for n in lookup_names(interp, validator) if n not in names]
+    values: list[str] = []
+    refused: dict[str, dict[str, str]] = {}
+    for name in names:
+        refusal = _refusal(run_chain(interp, chain, {PROBE_KEY: name}, field_name), "str", name)
+        if refusal is None:
+            values.append(name)
+        else:
+            refused[name] = refusal
+    probe = _refusal(run_chain(interp, chain, {PROBE_KEY: PROBE}, field_name), "str", PROBE)
+    item_types = {
+        kind: refusal
+        for kind, value in _JSON_KINDS.items()
+        if kind != "str"
+        and (refusal := _refusal(run_chain(interp, chain, {PROBE_KEY: value}, field_name), kind, value))
+    }
+    items: dict[str, Any] = {}
+    if probe is not None and values:  # a string item is refused unless it is one of the names taken
+        items = {"values": sorted(values), "refused": dict(sorted(refused.items())), "message": probe}
+    if item_types:
+        items["types"] = item_types
+    if not types and not items:
+        return None
+    return {"types": types, "items": items or None}

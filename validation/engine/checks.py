@@ -277,6 +277,7 @@ class CatalogIndex:
                 spec.json_or_str,
                 spec.human_readable_int,
                 repr(spec.str_check),
+                repr(spec.dict_check),
             )
         self._signatures[name] = signature
         return signature
@@ -766,6 +767,8 @@ def value_problem(spec: ArgSpec, value: Any, *, lax: bool = False, where: str | 
                     return None
                 return f"argument {flag}: invalid JSON object: {value!r}"
             return f"argument {flag}: expected a JSON object, got {value!r}"
+        if spec.dict_check:
+            return dict_check_problem(spec.dict_check, value, flag)
         if isinstance(value, str) and spec.str_refused:
             # the parser keeps a non-JSON string; the config's pydantic validation refuses it
             return f"{spec.name}.{spec.str_refused}: Input should be a valid dictionary"
@@ -819,6 +822,35 @@ def str_check_problem(spec: ArgSpec, value: str, flag: str) -> str | None:
         text = check["message"].replace("{value!r}", repr(value)).replace("{value}", value)
     # pydantic reports a validator's ValueError as "Value error, <message>" under the field's location
     return f"argument {flag}: {_PYDANTIC_PREFIXES.get(check.get('class') or '', '')}{text}"
+
+
+def _validator_problem(refusal: Mapping[str, str], flag: str, key: str = "", value: Any = None) -> str:
+    text = (
+        refusal["message"]
+        .replace("{key}", key)
+        .replace("{value!r}", repr(value))
+        .replace("{value}", str(value))
+    )
+    # pydantic reports a validator's ValueError as "Value error, <message>"; any other class escapes it as is
+    return f"argument {flag}: {_PYDANTIC_PREFIXES.get(refusal.get('class') or '', '')}{text}"
+
+
+def dict_check_problem(check: Mapping[str, Any], value: Any, flag: str) -> str | None:
+    """vLLM's validator's message when it refuses this JSON value of an object field (``dict_check``)."""
+    if not isinstance(value, dict):
+        refusal = (check.get("types") or {}).get(type(value).__name__)
+        return _validator_problem(refusal, flag, value=value) if refusal else None
+    items = check.get("items") or {}
+    for key, item in value.items():
+        if isinstance(item, str):
+            refusal = (items.get("refused") or {}).get(item)
+            if refusal is None and item not in (items.get("values") or (item,)):
+                refusal = items.get("message")
+        else:
+            refusal = (items.get("types") or {}).get(type(item).__name__)
+        if refusal:
+            return _validator_problem(refusal, flag, str(key), item)
+    return None
 
 
 def _config_findings(

@@ -98,6 +98,10 @@ class ArgSpec:
     # field): {"values": [names taken], "refused": {name: message}, "message": vLLM's text for any other
     # name with {value!r} | None, "class": "ValueError" | ..., "strict": true if it takes nothing but a str}
     str_check: dict[str, Any] | None = None
+    # a free-form JSON object field's pydantic validator: {"types": {kind: {"class", "message"}} refusing a
+    # value of that JSON kind (Python's type name), "items": {"values": [names taken], "refused": {name: ...},
+    # "message": {...} for any other string, "types": {kind: {...}}} | None}, messages with {key} and {value}
+    dict_check: dict[str, Any] | None = None
     suggestions: tuple[Any, ...] | None = None  # known values of a free-text argument (Literal | str)
     origin: dict[str, Any] | None = None  # {"class", "field", "file", "line"} of the config field behind it
 
