@@ -356,6 +356,16 @@ def test_quantization_targets_take_what_vllm_takes_and_refuse_the_rest_in_its_wo
         "online shorthand name or a quantization spec, got int"
     ]
     assert problems("0.34.0", {"re:.*mlp.*": {"weight": "mxfp4"}}) == []
+    # 0.34.0 builds an object target as a QuantSpec, whose keys take quantization names only
+    assert problems("0.34.0", {"re:.*mlp.*": {"weight": "mxfp9"}}) == [
+        "argument --quantization-config.targets.re:.*mlp.*.weight: Value error, unknown quantization name "
+        "'mxfp9'; expected one of ['fp8_per_block_dynamic', 'fp8_per_block_static', 'fp8_per_channel_static', "
+        "'fp8_per_tensor_dynamic', 'fp8_per_tensor_static', 'fp8_per_token', 'int4_per_group_32', "
+        "'int8_per_channel_static', 'int8_per_group_32', 'lut_b', 'mxfp4', 'mxfp8', 'nvfp4_per_token']"
+    ]
+    assert rules(
+        check_catalog({"quantization_config": {"targets": {"x": {"wieght": "mxfp4"}}}}, catalog("0.34.0"))
+    ) == ["catalog-unknown-config-key"]
     # before 0.34.0 a target is a shorthand name only: any other value is shown in the same message
     old_names = (
         "['fp8_per_block', 'fp8_per_channel', 'fp8_per_tensor', 'int8_per_channel_weight_only', 'mxfp4', "

@@ -655,6 +655,65 @@ def test_fields_a_validator_turns_from_a_name_into_an_object(tmp_path):
     assert "str_check" not in classes["Spec"]["fields"]["label"]
 
 
+TARGETS_PY = """
+    targets: dict[str, str | Spec] | None = None
+    \"\"\"Per-layer shorthand names or specs.\"\"\"
+
+    @field_validator("targets", mode="before")
+    @classmethod
+    def _validate_targets(cls, v: Any) -> Any:
+        if v is None:
+            return v
+        if not isinstance(v, dict):
+            raise TypeError(f"targets must be a dict, got {type(v).__name__}")
+        for pattern, target in v.items():
+            if isinstance(target, str):
+                if target not in _SHORTHANDS:
+                    raise ValueError(f"targets[{pattern}] = {target} is not a shorthand; {sorted(_SHORTHANDS)}")
+            elif not isinstance(target, dict):
+                raise ValueError(f"targets[{pattern}] must be a shorthand or a spec, got {type(target).__name__}")
+        return v
+"""
+
+
+def test_an_object_field_whose_validator_refuses_some_values_and_items(tmp_path):
+    """A free-form ``dict[str, str | Spec]`` field whose before-validator refuses a non-object, and items
+    that are neither a shorthand name nor an object (QuantizationConfigArgs.targets, 0.30.0+)."""
+    root = make_tree(tmp_path)
+    quant = textwrap.dedent(QUANT_PY).replace(
+        '    moe: Spec | None = None\n    """MoE spec."""\n',
+        '    moe: Spec | None = None\n    """MoE spec."""\n'
+        + textwrap.dedent(TARGETS_PY).replace("\n", "\n    "),
+    )
+    (root / "vllm/config/quant.py").write_text(quant)
+    model = (root / "vllm/config/model.py").read_text()
+    model = model.replace(
+        "from vllm.config.speculative import SpeculativeConfig",
+        "from vllm.config.speculative import SpeculativeConfig\nfrom vllm.config.quant import QuantArgs",
+    )
+    model += '    quant_config: QuantArgs | None = None\n    """Quantization config."""\n'
+    (root / "vllm/config/model.py").write_text(model)
+    utils = (root / "vllm/engine/arg_utils.py").read_text()
+    (root / "vllm/engine/arg_utils.py").write_text(
+        utils.replace('"old_knob"):', '"old_knob", "quant_config"):')
+    )
+    targets = extract(source=root, version="9.9.0")["config_classes"]["QuantArgs"]["fields"]["targets"]
+    check = targets["dict_check"]
+    assert check["types"]["str"] == {"class": "TypeError", "message": "targets must be a dict, got str"}
+    assert check["types"]["list"] == {"class": "TypeError", "message": "targets must be a dict, got list"}
+    items = check["items"]
+    assert (items["values"], items["refused"], items["config_class"]) == (["moe_only", "w8"], {}, "Spec")
+    assert items["message"] == {
+        "class": "ValueError",
+        "message": "targets[{key}] = {value} is not a shorthand; ['moe_only', 'w8']",
+    }
+    assert items["types"]["int"] == {
+        "class": "ValueError",
+        "message": "targets[{key}] must be a shorthand or a spec, got int",
+    }
+    assert "dict" not in items["types"]
+
+
 def test_scan_errors_renders_placeholders():
     src = textwrap.dedent("""
         class C:

@@ -21,6 +21,7 @@ from .interp import (
     Opaque,
     PrimType,
     Special,
+    UnionT,
 )
 from .kwargs import (
     DICT,
@@ -643,6 +644,11 @@ class CatalogBuilder:
             elif entry["type"] == "json" and origin.dataclass_cls is None:
                 checked = self.dict_check(validators.get(name, []), name)
                 if checked is not None:
+                    item_class = self.dict_item_class(origin)
+                    if item_class is not None and "dict" not in ((checked["items"] or {}).get("types") or {}):
+                        # an object item its validator lets through is built as this config class
+                        checked["items"] = {**(checked["items"] or {}), "config_class": item_class.name}
+                        self._dc_seen.setdefault(item_class.name, item_class)
                     entry["dict_check"] = checked
             if origin.dataclass_cls is not None and entry["type"] == "json":
                 entry["config_class"] = origin.dataclass_cls.name
@@ -674,6 +680,17 @@ class CatalogBuilder:
         """What a free-form JSON object field's validators refuse (see :mod:`.validators`)."""
         chain = [v for v in validators if v.mode == "before"]
         return dict_check(self.interp, chain, name) if chain else None
+
+    def dict_item_class(self, origin: Origin) -> ClassVal | None:
+        """The config dataclass among a ``dict[str, ... | Cls]`` field's value types, if any."""
+        hint = self.engine.field_hint(origin.field)
+        for th in hint.args if isinstance(hint, UnionT) else (hint,):
+            if isinstance(th, GenericT) and th.origin == DICT and len(th.args) == 2:
+                value = th.args[1]
+                for vt in value.args if isinstance(value, UnionT) else (value,):
+                    if isinstance(vt, ClassVal) and vt.is_dataclass:
+                        return vt
+        return None
 
     # -- errors
     def error_files(self) -> list[str]:

@@ -892,4 +892,13 @@ def _config_findings(
             findings.append(_finding(RULE_INVALID_KEY, "error", problem, [arg.name]))
         elif spec.type == "json" and spec.config_class and isinstance(item, dict):
             findings.extend(_config_findings(arg, item, spec.config_class, path, index, args, depth + 1))
+        elif spec.dict_check and isinstance(item, dict):
+            # the object items its validator lets through are built as a config class (0.34.0's QuantSpec)
+            item_class = (spec.dict_check.get("items") or {}).get("config_class")
+            for name, target in item.items() if item_class else ():
+                if isinstance(target, dict):
+                    where_item = f"{path}.{name}"
+                    findings.extend(
+                        _config_findings(arg, target, item_class, where_item, index, args, depth + 1)
+                    )
     return findings
