@@ -31,6 +31,9 @@ A config field's ``str_check`` is what the field's pydantic validators (a ``fiel
 of its class, a plain validator in its ``Annotated`` type) make of a string, found by running them on the
 names they look strings up in (``validation/catalog_builder/validators.py``): an object typed field that also
 takes a name (``json_or_str``), or a field that takes nothing but a name (``strict``, typed ``str``).
+A free-form JSON object field's ``dict_check`` is what its validators refuse, found the same way: a field
+value by JSON kind (``"types"``), and items (``"items"``: the names taken, the message for any other name,
+the refusal by the item's kind, and the config class an object item is built as), with ``{key}``/``{value}``.
 
 ``value_sets`` are the registries and enumerations vLLM compares values against at start-up; a
 ``value_check`` ties one to the argument (or the key inside a JSON-config argument) it checks, with vLLM's
