@@ -99,15 +99,61 @@ _REASONING = (
 # (version condition, feature) as read in each release's _get_v2_model_runner_unsupported_features();
 # 0.25 dropped hybrid/align cache mode (model-dependent, not checked), 0.26 made PCP non-MLA only (left out:
 # ModelConfig.use_mla) and dropped logprobs_mode.
-# prefill context parallelism: unsupported by V2 until 0.25; 0.26-0.28 only for non-MLA models
-_PCP_V2 = f"({_PCP} && (vllm.minor <= 25 || !({MLA})))"
+# prefill context parallelism: unsupported by V2 until 0.25; 0.26-0.28 only for models not using MLA
+# (ModelConfig.use_mla: an MLA config)
+_USE_MLA = f"({MLA})"
+_PCP_V2 = f"({_PCP} && (vllm.minor <= 25 || !{_USE_MLA}))"
 # 0.27.0-0.28.x: without the variable, prefill context parallelism makes vLLM pick V2 by itself
 # (VllmConfig.use_v2_model_runner), which then refuses it for a non-MLA model
-_PCP_FORCES_V2 = f"(vllm.minor >= 27 && vllm.minor <= 28 && {_PCP} && !({MLA}))"
+_PCP_FORCES_V2 = f"(vllm.minor >= 27 && vllm.minor <= 28 && {_PCP} && !{_USE_MLA})"
+# 0.20.0-0.22.1: ModelConfig.has_inner_state, the model class's HasInnerState interface (mamba and hybrid
+# models), read from each release's model registry for the model's architecture (config.json's
+# architectures[0]). 0.23-0.24 list such models only in mamba cache mode 'align', which vLLM resolves from
+# prefix caching and the model class (not decided here).
+_INNER_STATE_0_20 = [
+    "BailingMoeV2_5ForCausalLM",
+    "BambaForCausalLM",
+    "ColBERTLfm2Model",
+    "FalconH1ForCausalLM",
+    "FalconMambaForCausalLM",
+    "GraniteMoeHybridForCausalLM",
+    "JambaForCausalLM",
+    "JambaForSequenceClassification",
+    "KimiLinearForCausalLM",
+    "Lfm2ForCausalLM",
+    "Lfm2MoeForCausalLM",
+    "Mamba2ForCausalLM",
+    "MambaForCausalLM",
+    "MiniMaxForCausalLM",
+    "MiniMaxM1ForCausalLM",
+    "MiniMaxText01ForCausalLM",
+    "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM",
+    "NemotronH_Nano_Omni_Reasoning_V3",
+    "NemotronH_Nano_VL_V2",
+    "NemotronH_Super_Omni_Reasoning_V3",
+    "OlmoHybridForCausalLM",
+    "Plamo2ForCausalLM",
+    "Qwen3NextForCausalLM",
+    "Zamba2ForCausalLM",
+]
+_INNER_STATE_0_22 = sorted(_INNER_STATE_0_20 + ["MiniCPMV4_6ForConditionalGeneration"])
+_HYBRID = (
+    f"(vllm.minor <= 22 && model.architecture in "
+    f"(vllm.minor == 22 ? {q(_INNER_STATE_0_22)} : {q(_INNER_STATE_0_20)}))"
+)
+# 0.24: SpeculativeConfig.uses_dynamic_speculative_decoding(), a num_speculative_tokens_per_batch_size
+# schedule given
+_DYNAMIC_SD = (
+    f"({HAS_SPEC} && has({SC}.num_speculative_tokens_per_batch_size) && "
+    f"{SC}.num_speculative_tokens_per_batch_size != null)"
+)
 V2_UNSUPPORTED = [
+    ("vllm.minor <= 22", _HYBRID),
     ("vllm.minor <= 28", _PCP_V2),
     ("vllm.minor >= 24", EXT_LAUNCHER_PP),
     ("true", _V2_SPEC_METHOD),
+    ("vllm.minor == 24", _DYNAMIC_SD),
     ("true", _V2_PD),
     ("vllm.minor >= 22 && vllm.minor <= 29", _EAGLE3_PP),
     ("vllm.minor == 22", _REASONING),
@@ -132,6 +178,7 @@ V2_UNSUPPORTED_EXPR = (
 # CEL of the name). Only the features read from the arguments (as above) are listed.
 _NGRAMS = f'({HAS_SPEC} && {_M} in ["ngram", "ngram_gpu"])'
 V2_UNSUPPORTED_NAMES = [
+    ("vllm.minor <= 22", f"has(model.architecture) && {_HYBRID}", '"hybrid/mamba models"'),
     ("vllm.minor <= 28", _PCP_V2, '"prefill context parallelism"'),
     ("vllm.minor >= 24", EXT_LAUNCHER_PP, '"pipeline parallelism with external_launcher"'),
     ("vllm.minor >= 22 && vllm.minor <= 29", _NGRAMS, '"ngram/ngram_gpu speculative decoding"'),
@@ -140,6 +187,7 @@ V2_UNSUPPORTED_NAMES = [
         f"{_V2_SPEC_METHOD} && !(vllm.minor >= 22 && vllm.minor <= 29 && {_NGRAMS})",
         f'"speculative method \'" + {_M} + "\'"',
     ),
+    ("vllm.minor == 24", _DYNAMIC_SD, '"dynamic speculative decoding"'),
     (
         "true",
         _V2_PD,
@@ -246,23 +294,22 @@ RULES = [
             "forced, and every feature in _get_v2_model_runner_unsupported_features() is refused (without "
             "the variable vLLM falls back to V1 with a warning; in 0.27-0.28 prefill context parallelism "
             "alone makes vLLM pick V2, which refuses it for a non-MLA model). The list differs per release: "
-            "0.23-0.29 "
-            "accept only eagle/eagle3/mtp (+dflash 0.24, +dspark 0.25, +extract_hidden_states 0.29) "
-            "speculative methods; 0.30 refuses ngram/ngram_gpu/draft_model/suffix/medusa/mlp_speculator/"
-            "custom_class, 0.31 the same without draft_model, 0.32 suffix/medusa/mlp_speculator/"
-            "custom_class, 0.33 suffix/custom_class; parallel drafting (except dflash/dspark), EAGLE3 with "
-            "PP (-0.29), external_launcher with PP (0.24+), dual batch overlap (-0.29; 0.30+ only with LoRA, "
-            "speculative decoding, PP or context parallelism), elastic EP (0.24-0.31), routed experts "
-            "capture and EC transfer (-0.27), custom logits processors (-0.30), prompt embeds (-0.28), "
-            "logprobs mode raw_logits/processed_logits (-0.25), KV "
-            "sharing fast prefill (-0.29), prefill context parallelism (-0.25; 0.26-0.28 non-MLA models), "
-            "adaptive verification with "
-            "LoRA or PP (0.28), mamba cache mode 'all' (0.30-0.31), heterogeneous-vocabulary drafts "
-            "(0.32+). Not reported where a sampling-replay check refuses first (0.28+). Checked here from "
-            "the arguments only: "
-            "stock torch.compile and sequence parallelism "
-            "(overridden in __post_init__), model-dependent entries (MLA, hybrid/mamba, Step5, Parse MTP) "
-            "and a 'draft_model' method refined from the draft's config are not decided by this rule."
+            "0.23-0.29 accept only eagle/eagle3/mtp (+dflash 0.24, +dspark 0.25, +extract_hidden_states "
+            "0.29) speculative methods; 0.30 refuses ngram/ngram_gpu/draft_model/suffix/medusa/"
+            "mlp_speculator/custom_class, 0.31 the same without draft_model, 0.32 suffix/medusa/"
+            "mlp_speculator/custom_class, 0.33 suffix/custom_class; dynamic speculative decoding (0.24: a "
+            "num_speculative_tokens_per_batch_size schedule); parallel drafting (except dflash/dspark), "
+            "EAGLE3 with PP (-0.29), external_launcher with PP (0.24+), dual batch overlap (-0.29; 0.30+ "
+            "only with LoRA, speculative decoding, PP or context parallelism), elastic EP (0.24-0.31), "
+            "routed experts capture and EC transfer (-0.27), custom logits processors (-0.30), prompt "
+            "embeds (-0.28), logprobs mode raw_logits/processed_logits (-0.25), KV sharing fast prefill "
+            "(-0.29), prefill context parallelism (-0.25; 0.26-0.28 for a model not using MLA: no "
+            "kv_lora_rank in config.json), adaptive verification with LoRA or PP "
+            "(0.28), mamba cache mode 'all' (0.30-0.31), heterogeneous-vocabulary drafts (0.32+). Not "
+            "reported where a sampling-replay check refuses first (0.28+). Not decided by this rule: stock "
+            "torch.compile and sequence parallelism (overridden in __post_init__), hybrid/mamba models in "
+            "mamba cache mode 'align' (0.23-0.24: the mode is resolved from prefix caching and the model "
+            "class) and a 'draft_model' method refined from the draft's config."
         ),
         ["model-runner-v2", "speculative-decoding"],
         example_fix=(
@@ -305,9 +352,10 @@ RULES += [
             "experts capture, custom logits processors, KV sharing fast prefill and EC transfer; 0.22 "
             "also ngram/ngram_gpu (named as such), parallel drafting, EAGLE3 with pipeline parallelism, "
             "reasoning budget enforcement (a reasoning parser or config), prompt embeds and the "
-            "raw_logits/processed_logits logprobs modes. Checked here "
-            "from the arguments only: hybrid/mamba models, stock torch.compile and sequence parallelism "
-            "are not decided by this rule."
+            "raw_logits/processed_logits logprobs modes; every release lists hybrid/mamba models first "
+            "(ModelConfig.has_inner_state: the architecture's model class in that release's registry, read "
+            "from config.json). Stock torch.compile and sequence parallelism (0.22) are not decided by this "
+            "rule."
         ),
         ["model-runner-v2", "speculative-decoding"],
         example_fix=(
@@ -385,6 +433,15 @@ RULES += [
     ),
 ]
 
+_NEMOTRON_H = {
+    "name": "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    "architecture": "NemotronHForCausalLM",
+    "config": {
+        "architectures": ["NemotronHForCausalLM"],
+        "model_type": "nemotron_h",
+        "num_attention_heads": 40,
+    },
+}
 _EAGLE_PD = {"method": "eagle", "model": "org/eagle-draft", "num_speculative_tokens": 3}
 RULES += [
     R(
@@ -447,12 +504,14 @@ CASES = {
         dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
         dict(args=HIS, env={"VLLM_USE_V2_MODEL_RUNNER": "1"}),
     ),
+    # a hybrid (mamba) model, listed first, and a custom logits processor
     "mrv2-forced-unsupported-features-0.20.0": (
         dict(
+            model=_NEMOTRON_H,
             args={"logits_processors": ["my_org.processors:BanWordsProcessor"]},
             env={"VLLM_USE_V2_MODEL_RUNNER": "1"},
         ),
-        dict(args={"logits_processors": ["my_org.processors:BanWordsProcessor"]}),
+        dict(model=_NEMOTRON_H, args={"logits_processors": ["my_org.processors:BanWordsProcessor"]}),
     ),
     "mrv1-unsupported-features": (
         dict(args={"prefill_context_parallel_size": 2}, env={"VLLM_USE_V2_MODEL_RUNNER": "0"}),
