@@ -18,6 +18,7 @@ from tools.rulepack.expr import (
     spec_field_true,
 )
 from tools.rulepack.profiles import HIS
+from tools.rulepack.specs.older_checks import MLA_ENABLED
 from tools.rulepack.specs.runtime_asserts import MLA
 
 # ---------------------------------------------------------------- Model Runner V2 forced by the environment
@@ -100,8 +101,8 @@ _REASONING = (
 # 0.25 dropped hybrid/align cache mode (model-dependent, not checked), 0.26 made PCP non-MLA only (left out:
 # ModelConfig.use_mla) and dropped logprobs_mode.
 # prefill context parallelism: unsupported by V2 until 0.25; 0.26-0.28 only for models not using MLA
-# (ModelConfig.use_mla: an MLA config)
-_USE_MLA = f"({MLA})"
+# (ModelConfig.use_mla: an MLA config, unless VLLM_MLA_DISABLE turns MLA off)
+_USE_MLA = f"(({MLA}) && {MLA_ENABLED})"
 _PCP_V2 = f"({_PCP} && (vllm.minor <= 25 || !{_USE_MLA}))"
 # 0.27.0-0.28.x: without the variable, prefill context parallelism makes vLLM pick V2 by itself
 # (VllmConfig.use_v2_model_runner), which then refuses it for a non-MLA model
@@ -304,7 +305,7 @@ RULES = [
             "routed experts capture and EC transfer (-0.27), custom logits processors (-0.30), prompt "
             "embeds (-0.28), logprobs mode raw_logits/processed_logits (-0.25), KV sharing fast prefill "
             "(-0.29), prefill context parallelism (-0.25; 0.26-0.28 for a model not using MLA: no "
-            "kv_lora_rank in config.json), adaptive verification with LoRA or PP "
+            "kv_lora_rank in config.json, or VLLM_MLA_DISABLE set), adaptive verification with LoRA or PP "
             "(0.28), mamba cache mode 'all' (0.30-0.31), heterogeneous-vocabulary drafts (0.32+). Not "
             "reported where a sampling-replay check refuses first (0.28+). Not decided by this rule: stock "
             "torch.compile and sequence parallelism (overridden in __post_init__), hybrid/mamba models in "
