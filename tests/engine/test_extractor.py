@@ -608,11 +608,11 @@ _SHORTHANDS: dict[str, QuantArgs] = {
 '''
 
 
-def test_fields_a_validator_turns_from_a_name_into_an_object(tmp_path):
-    """A config field typed as an object that its class's validator also takes as a name (the online
-    quantization specs of 0.22.0+), and a field whose Annotated validator takes names only."""
+def _tree_with_quant_config(tmp_path, quant_source: str):
+    """The test tree with ``vllm/config/quant.py`` holding ``quant_source`` and ModelConfig's
+    ``quant_config: QuantArgs`` offered as the argument --quant-config."""
     root = make_tree(tmp_path)
-    (root / "vllm/config/quant.py").write_text(textwrap.dedent(QUANT_PY))
+    (root / "vllm/config/quant.py").write_text(quant_source)
     model = (root / "vllm/config/model.py").read_text()
     model = model.replace(
         "from vllm.config.speculative import SpeculativeConfig",
@@ -624,7 +624,13 @@ def test_fields_a_validator_turns_from_a_name_into_an_object(tmp_path):
     (root / "vllm/engine/arg_utils.py").write_text(
         utils.replace('"old_knob"):', '"old_knob", "quant_config"):')
     )
-    catalog = extract(source=root, version="9.9.0")
+    return root
+
+
+def test_fields_a_validator_turns_from_a_name_into_an_object(tmp_path):
+    """A config field typed as an object that its class's validator also takes as a name (the online
+    quantization specs of 0.22.0+), and a field whose Annotated validator takes names only."""
+    catalog = extract(source=_tree_with_quant_config(tmp_path, textwrap.dedent(QUANT_PY)), version="9.9.0")
     assert args_by_name(catalog)["quant_config"]["config_class"] == "QuantArgs"
     classes = catalog["config_classes"]
     unknown = "unknown name {value!r}; expected one of ['fp4', 'int8']"
@@ -679,25 +685,13 @@ TARGETS_PY = """
 def test_an_object_field_whose_validator_refuses_some_values_and_items(tmp_path):
     """A free-form ``dict[str, str | Spec]`` field whose before-validator refuses a non-object, and items
     that are neither a shorthand name nor an object (QuantizationConfigArgs.targets, 0.30.0+)."""
-    root = make_tree(tmp_path)
     quant = textwrap.dedent(QUANT_PY).replace(
         '    moe: Spec | None = None\n    """MoE spec."""\n',
         '    moe: Spec | None = None\n    """MoE spec."""\n'
         + textwrap.dedent(TARGETS_PY).replace("\n", "\n    "),
     )
-    (root / "vllm/config/quant.py").write_text(quant)
-    model = (root / "vllm/config/model.py").read_text()
-    model = model.replace(
-        "from vllm.config.speculative import SpeculativeConfig",
-        "from vllm.config.speculative import SpeculativeConfig\nfrom vllm.config.quant import QuantArgs",
-    )
-    model += '    quant_config: QuantArgs | None = None\n    """Quantization config."""\n'
-    (root / "vllm/config/model.py").write_text(model)
-    utils = (root / "vllm/engine/arg_utils.py").read_text()
-    (root / "vllm/engine/arg_utils.py").write_text(
-        utils.replace('"old_knob"):', '"old_knob", "quant_config"):')
-    )
-    targets = extract(source=root, version="9.9.0")["config_classes"]["QuantArgs"]["fields"]["targets"]
+    catalog = extract(source=_tree_with_quant_config(tmp_path, quant), version="9.9.0")
+    targets = catalog["config_classes"]["QuantArgs"]["fields"]["targets"]
     check = targets["dict_check"]
     assert check["types"]["str"] == {"class": "TypeError", "message": "targets must be a dict, got str"}
     assert check["types"]["list"] == {"class": "TypeError", "message": "targets must be a dict, got list"}
