@@ -21,7 +21,6 @@ from .interp import (
     Opaque,
     PrimType,
     Special,
-    UnionT,
 )
 from .kwargs import (
     DICT,
@@ -36,6 +35,8 @@ from .kwargs import (
     SubparsersRec,
     bounds_of,
     detect_features,
+    get_type_hints,
+    is_dataclass_hint,
 )
 from .source import SourceTree
 from .stdlib_stubs import ARGPARSE_SUPPRESS
@@ -683,13 +684,9 @@ class CatalogBuilder:
 
     def dict_item_class(self, origin: Origin) -> ClassVal | None:
         """The config dataclass among a ``dict[str, ... | Cls]`` field's value types, if any."""
-        hint = self.engine.field_hint(origin.field)
-        for th in hint.args if isinstance(hint, UnionT) else (hint,):
+        for th in origin.hints:
             if isinstance(th, GenericT) and th.origin == DICT and len(th.args) == 2:
-                value = th.args[1]
-                for vt in value.args if isinstance(value, UnionT) else (value,):
-                    if isinstance(vt, ClassVal) and vt.is_dataclass:
-                        return vt
+                return next((vt for vt in get_type_hints(th.args[1]) if is_dataclass_hint(vt)), None)
         return None
 
     # -- errors

@@ -815,13 +815,12 @@ def str_check_problem(spec: ArgSpec, value: str, flag: str) -> str | None:
     check = spec.str_check
     if not check:
         return None
-    text = (check.get("refused") or {}).get(value)
-    if text is None:
-        if value in (check.get("values") or ()) or not check.get("message"):
-            return None
-        text = check["message"].replace("{value!r}", repr(value)).replace("{value}", value)
-    # pydantic reports a validator's ValueError as "Value error, <message>" under the field's location
-    return f"argument {flag}: {_PYDANTIC_PREFIXES.get(check.get('class') or '', '')}{text}"
+    refused = (check.get("refused") or {}).get(value)
+    if refused is not None:
+        return f"argument {flag}: {_PYDANTIC_PREFIXES.get(check.get('class') or '', '')}{refused}"
+    if value in (check.get("values") or ()) or not check.get("message"):
+        return None
+    return _validator_problem(check, flag, value=value)
 
 
 def _validator_problem(refusal: Mapping[str, str], flag: str, key: str = "", value: Any = None) -> str:
