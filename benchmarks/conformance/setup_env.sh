@@ -48,6 +48,17 @@ for V in "$@"; do
     "$VENV/bin/pip" install -q --no-deps "flashinfer-python==$FI" 2>/dev/null \
       || "$VENV/bin/pip" install -q --no-deps "flashinfer-python~=$FI"
   fi
+  # A torchvision whose compiled ops do not match the CPU torch fails on import ("operator torchvision::nms
+  # does not exist"). vLLM inspects a model in a subprocess of its own, which imports transformers' image
+  # utilities for some models (Qwen2, multimodal ones): with a broken torchvision that inspection fails and
+  # vLLM refuses with "failed to be inspected", which no GPU host says. Without torchvision, transformers
+  # skips those utilities, as it is meant to; config checks do not need torchvision.
+  if "$VENV/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('torchvision') is None)"; then
+    if ! LD_LIBRARY_PATH="$CONF_DIR/stub-libcuda" "$VENV/bin/python" -c "import torchvision" 2>/dev/null; then
+      echo "   removing torchvision: it does not import against torch $TORCH_VERSION (see the comment above)"
+      "$VENV/bin/pip" uninstall -q -y torchvision
+    fi
+  fi
   "$VENV/bin/python" -c "import vllm, torch; print('   ok: vllm', vllm.__version__, 'torch', torch.__version__)"
   # Shared stand-in models (idempotent): config.json + tokenizer built with `tokenizers`, no weights.
   "$VENV/bin/python" "$HERE/standins/make_model.py" "$CONF_DIR/models"

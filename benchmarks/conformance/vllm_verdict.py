@@ -66,8 +66,21 @@ BASE_ENV = {
     "DO_NOT_TRACK": "1",
     "TOKENIZERS_PARALLELISM": "false",
     "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "ERROR"),
-    "VLLM_CACHE_ROOT": os.path.join(CONF_DIR, "cache"),  # vLLM caches model-inspection results here
 }
+
+
+def _cache_root() -> str:
+    """vLLM caches model-inspection results under VLLM_CACHE_ROOT (`modelinfos/<module>-<class>.json`,
+    keyed by the model module's hash). One directory per release: releases whose model module is the same
+    file would otherwise share (and overwrite) each other's entries, so a verdict would depend on which
+    release ran last."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("vllm")
+    except PackageNotFoundError:
+        release = "unknown"
+    return os.path.join(CONF_DIR, "cache", release)
 
 
 def _reexec_with_stub_libcuda() -> None:
@@ -201,6 +214,7 @@ def _install_standins() -> None:
     """Must run before `import vllm`: the platform is resolved during that import."""
     for k, v in BASE_ENV.items():
         os.environ.setdefault(k, v)
+    os.environ.setdefault("VLLM_CACHE_ROOT", _cache_root())
     # 1. the stand-in CUDA platform, found by vLLM's own platform-plugin discovery (entry points)
     sys.path.insert(0, os.path.join(HERE, "standins", "plugin"))
     # 2. CUDA op libraries that cannot load against CPU torch -> empty modules
@@ -542,6 +556,14 @@ def main() -> None:
         "--no-fork", action="store_true", help="run all cases in this process (faster, less isolated)"
     )
     ap.add_argument("--only", help="regex on case ids")
+    ap.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="fork each case from the process that has only imported vLLM's CLI, as a freshly started "
+        "`vllm serve` is after its import: each case then pays vLLM's lazy imports and model inspection "
+        "itself (the issue's 'parser and create_engine_config(), after the import'); by default one config "
+        "per model is built first and shared by every forked case",
+    )
     opts = ap.parse_args()
 
     _reexec_with_stub_libcuda()
@@ -557,7 +579,8 @@ def main() -> None:
     h = Harness(opts.models_dir)
     h.boot()
     used = [m for m in MODEL_DIRS if any(m in c["command"] for c in cases)]
-    h.warm_up(used or list(MODEL_DIRS)[:1])
+    if not opts.no_warm_up:
+        h.warm_up(used or list(MODEL_DIRS)[:1])
     t0 = time.perf_counter()
     results = []
     for case in cases:
@@ -579,6 +602,7 @@ def main() -> None:
             "import_seconds": round(h.t_import, 2),
             "cases_seconds": round(time.perf_counter() - t0, 2),
             "isolation": "in-process" if opts.no_fork else "fork per case",
+            "warm_up": not opts.no_warm_up,
         },
         "verdicts": results,
     }
