@@ -45,6 +45,12 @@ RESULTS = os.path.join(HERE, "RESULTS.md")
 CONFIG_STAGES = {"validate", "dispatch", "server_setup", "engine_args", "config"}
 # Per-case keys of a vLLM verdict kept in vllm_verdicts/<release>.json (its time is kept apart, in the file's
 # ``timings``).
+# vLLM's time per case is kept for two ways of timing it (vllm_verdict.py's --no-warm-up): each case forked
+# from a process that has only imported vLLM's CLI, as a freshly started `vllm serve` is after its import
+# (``timings_after_import``: the case pays vLLM's lazy imports and its model inspection, read from vLLM's own
+# on-disk cache after the first time), or forked after one config per model was built in the parent
+# (``timings``: every lazily imported module and inspected model already in memory).
+TIMING_KEY = {True: "timings", False: "timings_after_import"}
 KEEP = (
     "id",
     "command",
@@ -121,7 +127,7 @@ def release_key(v: str) -> tuple:
 # vLLM side
 
 
-def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
+def run_vllm(release: str, cases: list[dict], no_fork: bool = False, warm_up: bool = True) -> dict:
     py = os.path.join(CONF_DIR, f"venv-{release}", "bin", "python")
     if not os.path.exists(py):
         raise SystemExit(f"no venv for vLLM {release}: run benchmarks/conformance/setup_env.sh {release}")
@@ -131,6 +137,8 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
         cmd = [py, os.path.join(HERE, "vllm_verdict.py"), "--cases", cin, "--out", cout]
         if no_fork:
             cmd.append("--no-fork")
+        if not warm_up:
+            cmd.append("--no-warm-up")
         t0 = time.perf_counter()
         with open(log, "w") as lf:
             proc = subprocess.run(
@@ -157,13 +165,13 @@ def run_vllm(release: str, cases: list[dict], no_fork: bool = False) -> dict:
     }
 
 
-def timings_of(release: str, doc: dict) -> dict:
+def timings_of(release: str, doc: dict, key: str = "timings") -> dict:
     """vLLM's time per case in this run (``raw_verdicts``), merged into the times the release's verdict file
     already records (a partial run, ``--only``, re-times only its cases): kept in vllm_verdicts/<release>.json
     so that a ``--reuse-vllm`` run on any machine prints the ratio, saying when vLLM was measured."""
     ms = {v["id"]: v["elapsed_ms"] for v in doc.get("raw_verdicts", []) if v.get("elapsed_ms") is not None}
     path = os.path.join(VERDICT_DIR, f"{release}.json")
-    old = (read_json(path).get("timings") or {}) if os.path.exists(path) else {}
+    old = (read_json(path).get(key) or {}) if os.path.exists(path) else {}
     return {
         "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "import_seconds": doc["harness"].get("import_seconds"),
@@ -171,14 +179,16 @@ def timings_of(release: str, doc: dict) -> dict:
     }
 
 
-def load_vllm_timings(release: str, ids: list[str]) -> tuple[float | None, list[float], str | None]:
+def load_vllm_timings(
+    release: str, ids: list[str], key: str = "timings"
+) -> tuple[float | None, list[float], str | None]:
     """vLLM's recorded time per case for these cases: the verdict file's ``timings``, else (older runs) the
     file kept outside the repository ($VLLM_CONF_DIR/vllm-timings-<release>.json). A verdict file recorded
     before times were kept may hold only the run's summary (``median_ms`` over ``cases`` cases): it stands
     for the release's cases only when all of them are asked for."""
     path = os.path.join(VERDICT_DIR, f"{release}.json")
-    t = (read_json(path).get("timings") or {}) if os.path.exists(path) else {}
-    if not t:
+    t = (read_json(path).get(key) or {}) if os.path.exists(path) else {}
+    if not t and key == "timings":
         legacy = os.path.join(CONF_DIR, f"vllm-timings-{release}.json")
         t = read_json(legacy) if os.path.exists(legacy) else {}
     if not t:
@@ -190,18 +200,23 @@ def load_vllm_timings(release: str, ids: list[str]) -> tuple[float | None, list[
     return t.get("import_seconds"), found, t.get("measured_at")
 
 
-def save_vllm(release: str, doc: dict) -> str:
+def save_vllm(release: str, doc: dict, key: str = "timings") -> str:
+    """Write the release's verdict file with this run's times under ``key``; the times kept under the other
+    key (the other way of timing vLLM) stay as recorded."""
     os.makedirs(VERDICT_DIR, exist_ok=True)
     path = os.path.join(VERDICT_DIR, f"{release}.json")
-    timings = timings_of(release, doc)
+    timings = timings_of(release, doc, key)
+    old = read_json(path) if os.path.exists(path) else {}
+    kept = {k: old[k] for k in TIMING_KEY.values() if k != key and k in old}
     stable = {
-        **{k: v for k, v in doc.items() if k not in ("raw_verdicts", "timings")},
+        **{k: v for k, v in doc.items() if k not in ("raw_verdicts", *TIMING_KEY.values())},
         "harness": {
             k: v
             for k, v in doc["harness"].items()
             if k not in ("import_seconds", "cases_seconds", "wall_seconds")
         },
-        "timings": timings,
+        key: timings,
+        **kept,
     }
     with open(path, "w") as f:
         json.dump(stable, f, indent=1, ensure_ascii=False)
@@ -652,7 +667,8 @@ def median(xs: list[float]) -> float:
 
 
 def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
-    """vLLM's own check vs the product's, per configuration, both measured in this run."""
+    """vLLM's own check vs the product's, per configuration: vLLM timed both ways (after its import only, as
+    a freshly started `vllm serve`; and after a warm-up), the product in this run."""
     load = os.getloadavg()
     try:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
@@ -661,42 +677,70 @@ def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
     lines = [
         "## Time per configuration: vLLM's own check vs the product's",
         "",
-        "Both sides timed over the same cases (vLLM in this run, or in the run named in the second column "
-        "when its verdicts were re-used with `--reuse-vllm`). vLLM: wall time of one case in its forked "
-        "child (parser, `validate`, `serve` dispatch, `create_engine_config()`), after vLLM's import and "
-        "warm-up; the import is paid once per process and shown apart. Product: "
-        "`profiles.services.profile_dry_run()` in-process (parse, catalog, the whole rule pack, findings), "
-        "rule set already compiled after the first case. Ratio = median vLLM / median product.",
+        "Both sides timed over the same cases (vLLM in this run, or in the run named in the column "
+        '"measured" when its verdicts were re-used with `--reuse-vllm`). vLLM: wall time of one case in a'
+        " forked child (parser, `validate`, `serve` dispatch, `create_engine_config()`); its import is "
+        "paid once per process and shown apart. vLLM is timed two ways. **After import**: each case is "
+        "forked from a process that has only imported vLLM's CLI, as a freshly started `vllm serve` is "
+        "after its import, so the case pays vLLM's lazy imports and its model inspection (read from "
+        "vLLM's own on-disk cache once the first case of a model wrote it): the issue's \"parser and "
+        '`create_engine_config()`, after the import" (`run.py --no-warm-up`). **Warmed up**: one config '
+        "per model was built in the parent first, so every lazily imported module and inspected model is "
+        "already in memory (the default run). Product: `profiles.services.profile_dry_run()` in-process "
+        "(parse, catalog, the whole rule pack, findings), rule set already compiled after the first case;"
+        " engine alone: `validation.engine` without Django or a database (parse the command line against "
+        "the release's catalog, build the document, evaluate the compiled rule pack and the catalog "
+        "checks). Ratio = median vLLM / median product (or engine).",
         "",
         f"Command: `{' '.join(['.venv/bin/python', 'benchmarks/conformance/run.py', *argv])}`",
         f"Machine: {os.cpu_count()} cores, {mem:.0f} GiB, load average {load[0]:.2f} {load[1]:.2f} "
         f"{load[2]:.2f} at the end of the run (shared with other sessions: figures are indicative).",
+        "",
+    ]
+    after = [t for t in timings if t[8]]
+    said = []
+    if after:
+        lines += [
+            "### vLLM after its import (a freshly started `vllm serve`)",
+            "",
+            "| release | vLLM measured | vLLM import (s) | vLLM cases | vLLM median per configuration (ms) | "
+            "engine alone median (ms) | engine ratio | product median (ms) | product ratio |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for rel, _imp, _n, _v, _pn, p_med, e_med, _when, (imp_a, n_a, va_med, when_a) in after:
+            e_cell, e_ratio = "-", "-"
+            if e_med:
+                e_cell, e_ratio = f"{e_med:.3f}", f"{va_med / e_med:,.0f}"
+                said.append(
+                    f"- product answers {va_med / e_med:,.0f} times faster than vLLM {rel} after its import "
+                    f"({_v / e_med:,.0f} times faster than vLLM {rel} warmed up)"
+                )
+            lines.append(
+                f"| {rel} | {when_a} | {imp_a} | {n_a} | {va_med:.1f} | {e_cell} | {e_ratio} | {p_med:.3f} | "
+                f"{va_med / p_med if p_med else float('inf'):,.0f} |"
+            )
+        lines.append("")
+    lines += [
+        "### vLLM warmed up" if after else "### vLLM warmed up (no release timed after import only yet)",
         "",
         "| release | vLLM measured | vLLM import (s) | vLLM cases | vLLM median per configuration (ms) | "
         "product cases | product median per configuration (ms) | ratio | engine alone median (ms) | "
         "engine ratio |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    said = []
-    for rel, imp, n, v_med, pn, p_med, e_med, when in timings:
+    timed_after = {t[0] for t in after}
+    for rel, imp, n, v_med, pn, p_med, e_med, when, _after in timings:
         ratio = v_med / p_med if p_med else float("inf")
         e_cell, e_ratio = "-", "-"
         if e_med:
             e_cell, e_ratio = f"{e_med:.3f}", f"{v_med / e_med:,.0f}"
-            said.append(f"- product answers {v_med / e_med:,.0f} times faster than vLLM {rel}")
+            if rel not in timed_after:
+                said.append(f"- product answers {v_med / e_med:,.0f} times faster than vLLM {rel} warmed up")
         lines.append(
             f"| {rel} | {when} | {imp} | {n} | {v_med:.1f} | {pn} | {p_med:.3f} | {ratio:,.0f} | {e_cell} | "
             f"{e_ratio} |"
         )
-    lines += [
-        "",
-        "Engine alone: `validation.engine` without Django or a database (parse the command line against the "
-        "release's catalog, build the document, evaluate the compiled rule pack and the catalog checks), "
-        "catalog and compiled pack loaded once per release. Engine ratio = median vLLM / median engine:",
-        "",
-        *said,
-        "",
-    ]
+    lines += ["", "Engine ratio = median vLLM / median engine:", "", *said, ""]
     return lines
 
 
@@ -708,6 +752,13 @@ def main() -> None:
         "--reuse-vllm", action="store_true", help="read vllm_verdicts/<release>.json instead of running vLLM"
     )
     ap.add_argument("--no-fork", action="store_true", help="pass --no-fork to vllm_verdict.py")
+    ap.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="time vLLM as a freshly started `vllm serve` after its import (vllm_verdict.py --no-warm-up): "
+        "the times are kept as the release's `timings_after_import`; the verdicts stay those recorded "
+        "(with the warm-up), and any case whose verdict differs is reported",
+    )
     ap.add_argument(
         "--reuse-product",
         action="store_true",
@@ -762,8 +813,36 @@ def main() -> None:
                 )
         else:
             print(f"[{rel}] asking vLLM about {len(rcases)} cases ...", file=sys.stderr, flush=True)
-            vdoc = run_vllm(rel, rcases, opts.no_fork)
-            if opts.only is None:
+            vdoc = run_vllm(rel, rcases, opts.no_fork, warm_up=not opts.no_warm_up)
+            if opts.no_warm_up:  # timing only: the verdicts recorded with the warm-up stay
+                if not os.path.exists(vpath):
+                    raise SystemExit(f"{vpath} missing: record the verdicts first (without --no-warm-up)")
+                stored = read_json(vpath)
+                by_id = {v["id"]: v for v in stored["verdicts"]}
+                missing = [c["id"] for c in rcases if c["id"] not in by_id]
+                if missing:
+                    raise SystemExit(
+                        f"{vpath} lacks {missing[:3]}...: record them first (without --no-warm-up)"
+                    )
+                same = ("ok", "stage", "error_class", "message")
+                differ = [
+                    v["id"]
+                    for v in vdoc["verdicts"]
+                    if v["id"] in by_id and any(v.get(k) != by_id[v["id"]].get(k) for k in same)
+                ]
+                print(
+                    f"[{rel}] without the warm-up, {len(differ)} of {len(vdoc['verdicts'])} verdicts differ "
+                    f"from the recorded ones{': ' + ', '.join(differ[:20]) if differ else ''}",
+                    file=sys.stderr,
+                )
+                harness = {**stored["harness"], "import_seconds": vdoc["harness"].get("import_seconds")}
+                save_vllm(
+                    rel,
+                    {**stored, "raw_verdicts": vdoc["raw_verdicts"], "harness": harness},
+                    TIMING_KEY[False],
+                )
+                vdoc = {**vdoc, "verdicts": stored["verdicts"]}
+            elif opts.only is None:
                 save_vllm(rel, vdoc)
             else:  # partial run: merge into the stored file
                 old = read_json(vpath) if os.path.exists(vpath) else {**vdoc, "verdicts": []}
@@ -810,16 +889,30 @@ def main() -> None:
 
         p_ms = [p.elapsed_ms for p in pvs if p.elapsed_ms is not None]
         e_ms = [p.engine_ms for p in pvs if getattr(p, "engine_ms", None) is not None]
-        imp, v_ms, when = load_vllm_timings(rel, [c["id"] for c in rcases])
+        ids = [c["id"] for c in rcases]
+        imp, v_ms, when = load_vllm_timings(rel, ids)
+        imp_a, va_ms, when_a = load_vllm_timings(rel, ids, TIMING_KEY[False])
         if not opts.reuse_vllm:
-            when = "this run"
+            if opts.no_warm_up:
+                when_a = "this run"
+            else:
+                when = "this run"
         if v_ms and p_ms and not opts.reuse_product:  # the product timed in this run, vLLM on the same cases
             e_med = median(e_ms) if e_ms else None
-            timings.append((rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), e_med, when))
+            after_import = (imp_a, len(va_ms), median(va_ms), when_a) if va_ms else None
+            timings.append(
+                (rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), e_med, when, after_import)
+            )
             print(
                 f"[{rel}] time per configuration: vLLM median {median(v_ms):.1f} ms ({when}), product median "
                 f"{median(p_ms):.3f} ms in this run: ratio {median(v_ms) / median(p_ms):,.0f}"
                 + (f", engine alone {e_med:.3f} ms: ratio {median(v_ms) / e_med:,.0f}" if e_med else ""),
+                +(
+                    f"; vLLM after its import only: median {median(va_ms):.1f} ms ({when_a})"
+                    + (f", engine ratio {median(va_ms) / e_med:,.0f}" if e_med else "")
+                    if va_ms
+                    else ""
+                ),
                 file=sys.stderr,
             )
 
