@@ -7,10 +7,12 @@ _QC = "model.config.quantization_config"
 # The checkpoint is FP8-quantized (DeepSeek-V3/R1, Qwen3 *-FP8, ...): config.json's
 # quantization_config.quant_method.
 _FP8_CKPT = f'(has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && {_QC}.quant_method == "fp8")'
-# --quantization methods none of whose override_quantization_method() claims an FP8 checkpoint
-# (awq_marlin, gptq_marlin, auto_awq and auto_gptq only claim AWQ/GPTQ checkpoints), in every release's
-# QuantizationMethods.
-_NO_OVERRIDE = '["awq", "gptq"]'
+# --quantization methods none of whose override_quantization_method() claims an FP8 checkpoint: awq and gptq
+# have none; awq_marlin and gptq_marlin (0.20-0.23: is_awq/gptq_marlin_compatible, quant_method awq/gptq),
+# auto_awq and auto_gptq (0.24+: quant_method awq/gptq) and moe_wna16 (is_moe_wna16_compatible: gptq/awq)
+# claim only AWQ/GPTQ checkpoints, so naming them for an FP8 checkpoint is the same mismatch (a release whose
+# --quantization choices lack a name refuses it at parsing first).
+_NO_OVERRIDE = '["awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"]'
 # The activation dtypes Fp8Config.get_supported_act_dtypes() accepts: [torch.bfloat16, torch.half].
 _Q_FP8 = f'({A("quantization")} && args.quantization == "fp8")'
 _FP8_ON = f"({_FP8_CKPT} && (!{A('quantization')} || {_Q_FP8})) || {_Q_FP8}"
