@@ -906,8 +906,8 @@ def main() -> None:
             print(
                 f"[{rel}] time per configuration: vLLM median {median(v_ms):.1f} ms ({when}), product median "
                 f"{median(p_ms):.3f} ms in this run: ratio {median(v_ms) / median(p_ms):,.0f}"
-                + (f", engine alone {e_med:.3f} ms: ratio {median(v_ms) / e_med:,.0f}" if e_med else ""),
-                +(
+                + (f", engine alone {e_med:.3f} ms: ratio {median(v_ms) / e_med:,.0f}" if e_med else "")
+                + (
                     f"; vLLM after its import only: median {median(va_ms):.1f} ms ({when_a})"
                     + (f", engine ratio {median(va_ms) / e_med:,.0f}" if e_med else "")
                     if va_ms
