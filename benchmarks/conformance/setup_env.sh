@@ -23,6 +23,11 @@ if [ ! -f "$CONF_DIR/stub-libcuda/libcuda.so.1" ]; then
   gcc -shared -fPIC -O2 -o "$CONF_DIR/stub-libcuda/libcuda.so.1" "$HERE/standins/libcuda_stub.c"
   ln -sf libcuda.so.1 "$CONF_DIR/stub-libcuda/libcuda.so"
 fi
+# ... and a stub libcudart.so.12 (standins/libcudart_stub.c), loaded by vllm_verdict.py as torch's CUDA build
+# loads the real one on a GPU node.
+if [ ! -f "$CONF_DIR/stub-libcuda/libcudart.so.12" ]; then
+  gcc -shared -fPIC -O2 -o "$CONF_DIR/stub-libcuda/libcudart.so.12" "$HERE/standins/libcudart_stub.c"
+fi
 
 for V in "$@"; do
   WHL=$(ls "$WHEELS"/vllm-"$V"-*.whl 2>/dev/null | head -1)
@@ -58,6 +63,17 @@ for V in "$@"; do
       echo "   removing torchvision: it does not import against torch $TORCH_VERSION (see the comment above)"
       "$VENV/bin/pip" uninstall -q -y torchvision
     fi
+  fi
+  # humming-kernels (pure Python, JIT kernels): 0.22.x-0.23.0 import `humming` on CUDA whenever a
+  # quantization method is looked up (quantization/humming.py, imported by get_quantization_config), so
+  # without it every quantized configuration fails with "No module named 'humming'", which a default
+  # install (humming-kernels is a requirement there) never does. Its pure-Python requirements and
+  # cuda-bindings (CPU-installable; the driver is only dlopened when called) come with it, not its CUDA extras.
+  HM=$("$VENV/bin/python" "$HERE/standins/wheel_requirements.py" --pinned humming-kernels "$WHL")
+  if [ -n "$HM" ]; then
+    "$VENV/bin/pip" install -q --no-deps "humming-kernels==$HM"
+    "$VENV/bin/pip" install -q cuda-bindings pyelftools tabulate nvidia-ml-py "torch==$TORCH_VERSION" \
+      "triton==$TRITON_VERSION"
   fi
   "$VENV/bin/python" -c "import vllm, torch; print('   ok: vllm', vllm.__version__, 'torch', torch.__version__)"
   # Shared stand-in models (idempotent): config.json + tokenizer built with `tokenizers`, no weights.

@@ -210,6 +210,17 @@ class _ExtensionFallbackFinder(importlib.abc.MetaPathFinder):
         return None
 
 
+def _load_stub_libcudart() -> None:
+    stub = os.path.join(CONF_DIR, "stub-libcuda", "libcudart.so.12")
+    with open("/proc/self/maps") as f:
+        if "libcudart" in f.read():
+            return
+    if os.path.exists(stub):
+        import ctypes
+
+        ctypes.CDLL(stub, mode=ctypes.RTLD_GLOBAL)
+
+
 def _install_standins() -> None:
     """Must run before `import vllm`: the platform is resolved during that import."""
     for k, v in BASE_ENV.items():
@@ -219,6 +230,9 @@ def _install_standins() -> None:
     sys.path.insert(0, os.path.join(HERE, "standins", "plugin"))
     # 2. CUDA op libraries that cannot load against CPU torch -> empty modules
     sys.meta_path.insert(0, _ExtensionFallbackFinder())
+    # 2b. libcudart: loaded in the process on a GPU node (by torch's CUDA build); FlashInfer's comm module
+    #     binds it at import time from /proc/self/maps (standins/libcudart_stub.c)
+    _load_stub_libcudart()
     # 3. Triton: vllm.triton_utils sets HAS_TRITON only when exactly one GPU driver is active; on a GPU
     #    node Triton's CUDA driver is, here it asks torch.cuda.is_available() (False).
     try:
