@@ -188,11 +188,13 @@ def message_pattern(message: str) -> re.Pattern[str]:
     writes as the f-string field it amounts to (`"... support: " + ", ".join(unsupported)` is
     `... support: {', '.join(unsupported)}`)."""
     alternatives = [re.escape(message) + "[\"']"]
-    concatenated = re.fullmatch(r"([^{}]*)\{([^{}]+)\}", message)
+    concatenated = re.fullmatch(r"([^{}]*)\{([^{}]+)\}([^{}]*)", message)
     if concatenated:
-        prefix, value = concatenated.groups()
+        prefix, value, suffix = concatenated.groups()
         value_in_source = re.escape(value).replace("'", "[\"']")
-        alternatives.append(re.escape(prefix) + "[\"']\\s*\\+\\s*" + value_in_source + "\\s*\\)")
+        # the value ends the message, or a literal follows it (`"... with: " + ", ".join(xs) + ". Disable ..."`)
+        end = "\\s*\\)" if not suffix else "\\s*\\+\\s*f?[\"']" + re.escape(suffix) + "[\"']"
+        alternatives.append(re.escape(prefix) + "[\"']\\s*\\+\\s*" + value_in_source + end)
     return re.compile("|".join(alternatives))
 
 
@@ -219,6 +221,19 @@ def test_message_pattern_of_a_concatenated_message() -> None:
     assert pattern.search(f'raise ValueError(f"{message}")')
     assert not pattern.search(source.replace("support: ", "support it: "))
     assert not pattern.search(source.replace("unsupported)", "unsupported) + '.'"))
+
+
+def test_message_pattern_of_a_value_concatenated_between_literals() -> None:
+    message = "--x is not yet validated with: {', '.join(unsupported)}. Disable these features or omit --x."
+    pattern = message_pattern(message)
+    source = (
+        'raise ValueError(\n    "--x is not yet validated with: "\n    + ", ".join(unsupported)\n'
+        '    + ". Disable these features or omit --x."\n)'
+    )
+    assert pattern.search(source)
+    assert not pattern.search(source.replace("omit --x.", "omit --y."))
+    assert not pattern.search(source.replace('+ ". Disable', '+ "; Disable'))
+    assert not pattern.search(source.replace("with: ", "with "))
 
 
 def test_source_pattern_of_a_pydantic_bound() -> None:

@@ -207,6 +207,7 @@ ORDER = [
     "dcp-gqa-requires-tp-above-kv-heads",
     "mrv2-forced-unsupported-features",
     "mrv2-forced-unsupported-features-0.20.0",
+    "routed-experts-not-yet-validated-0.21",
     "mrv1-unsupported-features",
     "max-model-len-above-derived",
     "policy-collection-nothing-replayable",

@@ -1,9 +1,79 @@
 """Mixture of experts: expert parallelism, EPLB, elastic EP, routed-experts capture."""
 
-from tools.rulepack.expr import ADAPTIVE, EPLB_NRE, KV_INSTANCE, A, R, sub
+from tools.rulepack.expr import (
+    ADAPTIVE,
+    EPLB_NRE,
+    HAS_SPEC,
+    KV_INSTANCE,
+    A,
+    R,
+    join_present,
+    q,
+    spec_field_true,
+    sub,
+)
 from tools.rulepack.profiles import ADAPT, MIXTRAL, m
 
+# 0.21.0's VllmConfig.__post_init__ resolves an unset --async-scheduling (None) before
+# _validate_return_routed_experts() reads it: off for a pooling runner, for a speculative method that is not
+# an EAGLE type (eagle, eagle3, extract_hidden_states, the MTP types, dflash) or ngram_gpu, for
+# disable_padded_drafter_batch, and for an executor without async scheduling (Ray); on otherwise (mp, uni and
+# external_launcher support it).
+_ASYNC_DEFAULT_0_21 = (
+    f'!({A("runner")} && args.runner == "pooling") && '
+    f"!({HAS_SPEC} && !(derived.spec_method in "
+    f"{q(['eagle', 'eagle3', 'extract_hidden_states', 'mtp', 'dflash', 'ngram_gpu'])})) && "
+    f"!{spec_field_true('disable_padded_drafter_batch')} && "
+    f'!({A("distributed_executor_backend")} && args.distributed_executor_backend == "ray")'
+)
+ASYNC_EFFECTIVE_0_21 = f"({A('async_scheduling')} ? args.async_scheduling == true : ({_ASYNC_DEFAULT_0_21}))"
+_RRE_0_21_ITEMS = [
+    (
+        "effective.pipeline_parallel_size > 1",
+        '"pipeline parallelism (pipeline_parallel_size=" + string(effective.pipeline_parallel_size) + ")"',
+    ),
+    (
+        "effective.prefill_context_parallel_size > 1",
+        '"prefill context parallelism (prefill_context_parallel_size=" + '
+        'string(effective.prefill_context_parallel_size) + ")"',
+    ),
+    (
+        "effective.decode_context_parallel_size > 1",
+        '"decode context parallelism (decode_context_parallel_size=" + '
+        'string(effective.decode_context_parallel_size) + ")"',
+    ),
+    (ASYNC_EFFECTIVE_0_21, '"async scheduling"'),
+]
+
 RULES = [
+    R(
+        "routed-experts-not-yet-validated-0.21",
+        "--enable-return-routed-experts is not yet validated with: ",
+        "effective.enable_return_routed_experts == true && ("
+        + " || ".join(f"({c})" for c, _ in _RRE_0_21_ITEMS)
+        + ")",
+        [
+            "enable_return_routed_experts",
+            "async_scheduling",
+            "pipeline_parallel_size",
+            "prefill_context_parallel_size",
+            "decode_context_parallel_size",
+        ],
+        [
+            "Add --no-async-scheduling and keep pipeline/prefill/decode context parallel sizes at 1",
+            "Drop --enable-return-routed-experts",
+        ],
+        (
+            "VllmConfig._validate_return_routed_experts (0.21.0 only): routed-experts capture was validated "
+            "with TP, EP, DP, prefix caching and speculative decoding only, so PP > 1, PCP > 1, DCP > 1 and "
+            "async scheduling are refused, listed in that order. Async scheduling is on by default (an unset "
+            "--async-scheduling is resolved to on unless the runner is pooling, the speculative method is "
+            "not an EAGLE/MTP/DFlash/ngram_gpu one, disable_padded_drafter_batch is set or the executor is "
+            "Ray), so the flag is refused unless --no-async-scheduling is given. Any model, MoE or not."
+        ),
+        ["moe", "parallelism"],
+        values={"', '.join(unsupported)": join_present(_RRE_0_21_ITEMS)},
+    ),
     R(
         "routed-experts-no-pipeline-parallel",
         "--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -223,6 +293,10 @@ RULES = [
 ]
 
 CASES = {
+    "routed-experts-not-yet-validated-0.21": (
+        {"enable_return_routed_experts": True},
+        {"enable_return_routed_experts": True, "async_scheduling": False},
+    ),
     "routed-experts-no-pipeline-parallel": (
         {"enable_return_routed_experts": True, "pipeline_parallel_size": 2},
         {"enable_return_routed_experts": True, "tensor_parallel_size": 2},
