@@ -10,9 +10,14 @@ _FP8_CKPT = f'(has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && {_
 # --quantization methods none of whose override_quantization_method() claims an FP8 checkpoint: awq and gptq
 # have none; awq_marlin and gptq_marlin (0.20-0.23: is_awq/gptq_marlin_compatible, quant_method awq/gptq),
 # auto_awq and auto_gptq (0.24+: quant_method awq/gptq) and moe_wna16 (is_moe_wna16_compatible: gptq/awq)
-# claim only AWQ/GPTQ checkpoints, so naming them for an FP8 checkpoint is the same mismatch (a release whose
-# --quantization choices lack a name refuses it at parsing first).
-_NO_OVERRIDE = '["awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16"]'
+# claim only AWQ/GPTQ checkpoints; modelopt, modelopt_fp4, modelopt_mxfp8 and modelopt_mixed
+# (_extract_modelopt_quant_algo: quant_method modelopt*) only ModelOpt checkpoints. Naming any of them for an
+# FP8 checkpoint is the same mismatch (real vLLM 0.20.0 and 0.34.0 refuse each; a release whose --quantization
+# choices lack a name refuses it at parsing first).
+_NO_OVERRIDE = (
+    '["awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16", '
+    '"modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed"]'
+)
 # The activation dtypes Fp8Config.get_supported_act_dtypes() accepts: [torch.bfloat16, torch.half].
 _Q_FP8 = f'({A("quantization")} && args.quantization == "fp8")'
 _FP8_ON = f"({_FP8_CKPT} && (!{A('quantization')} || {_Q_FP8})) || {_Q_FP8}"
