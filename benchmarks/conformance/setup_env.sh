@@ -13,6 +13,7 @@ WHEELS="${VLLM_WHEELS:-/work/vllm-src/wheels}"
 PY="${PYTHON:-python3.11}"
 TORCH_VERSION="${TORCH_VERSION:-2.13.0}"   # the CPU build on this machine's disk (pip takes it)
 TRITON_VERSION="${TRITON_VERSION:-3.8.0}"
+TORCHVISION_VERSION="${TORCHVISION_VERSION:-0.28.0}"   # torchvision's release for TORCH_VERSION
 
 [ $# -ge 1 ] || { echo "usage: $0 X.Y.Z [X.Y.Z ...]" >&2; exit 2; }
 mkdir -p "$CONF_DIR"
@@ -27,6 +28,15 @@ fi
 # loads the real one on a GPU node.
 if [ ! -f "$CONF_DIR/stub-libcuda/libcudart.so.12" ]; then
   gcc -shared -fPIC -O2 -o "$CONF_DIR/stub-libcuda/libcudart.so.12" "$HERE/standins/libcudart_stub.c"
+fi
+
+# torchvision, as on a default install (vLLM's multimodal models import it), the build made for this torch
+# (0.28.x for 2.13), in a directory of its own that only vllm_verdict.py puts on the path: the index serves
+# only CUDA builds, whose _C extension does not load here, which breaks `import torchvision` for anything
+# that does not also define the ops' schemas as the harness does (standins/pystartup/sitecustomize.py).
+TV_DIR="$CONF_DIR/torchvision-$TORCHVISION_VERSION"
+if [ ! -d "$TV_DIR/torchvision" ]; then
+  "$PY" -m pip install -q --no-deps --target "$TV_DIR" "torchvision==$TORCHVISION_VERSION"
 fi
 
 for V in "$@"; do

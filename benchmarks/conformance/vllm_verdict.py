@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import importlib.abc
+import importlib.util
 import io
 import json
 import os
@@ -55,6 +57,15 @@ MODEL_DIRS = {
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "Mixtral-8x7B-Instruct-v0.1",
     "deepseek-ai/DeepSeek-V3": "DeepSeek-V3",
     "ai21labs/AI21-Jamba-1.5-Mini": "AI21-Jamba-1.5-Mini",
+    "google/gemma-3-27b-it": "gemma-3-27b-it",
+    "google/gemma-2-9b-it": "gemma-2-9b-it",
+    "microsoft/Phi-3.5-mini-instruct": "Phi-3.5-mini-instruct",
+    "Qwen/Qwen2.5-VL-7B-Instruct": "Qwen2.5-VL-7B-Instruct",
+    "openai/gpt-oss-20b": "gpt-oss-20b",
+    "Qwen/Qwen3-8B": "Qwen3-8B",
+    "ibm-granite/granite-4.0-h-tiny": "granite-4.0-h-tiny",
+    "intfloat/e5-mistral-7b-instruct": "e5-mistral-7b-instruct",
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout-17B-16E-Instruct",
 }
 
 # Environment every case starts from (a case's own NAME=value assignments are applied on top).
@@ -228,6 +239,20 @@ def _install_standins() -> None:
     os.environ.setdefault("VLLM_CACHE_ROOT", _cache_root())
     # 1. the stand-in CUDA platform, found by vLLM's own platform-plugin discovery (entry points)
     sys.path.insert(0, os.path.join(HERE, "standins", "plugin"))
+    # 1b. torchvision (setup_env.sh installs it beside the venvs, in $VLLM_CONF_DIR/torchvision-X) with its
+    #     ops' schemas defined when its CUDA-only extension does not load (standins/pystartup/
+    #     sitecustomize.py): in this process, and through PYTHONPATH in the subprocess vLLM starts to
+    #     inspect a model class.
+    startup = os.path.join(HERE, "standins", "pystartup")
+    tv_dirs = sorted(glob.glob(os.path.join(CONF_DIR, "torchvision-*")))[-1:]
+    sys.path[:0] = tv_dirs
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (startup, *tv_dirs, os.environ.get("PYTHONPATH")) if p
+    )
+    spec = importlib.util.spec_from_file_location(
+        "_conformance_startup", os.path.join(startup, "sitecustomize.py")
+    )
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
     # 2. CUDA op libraries that cannot load against CPU torch -> empty modules
     sys.meta_path.insert(0, _ExtensionFallbackFinder())
     # 2b. libcudart: loaded in the process on a GPU node (by torch's CUDA build); FlashInfer's comm module
