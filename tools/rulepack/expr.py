@@ -174,7 +174,30 @@ MAX_LEN_MODEL_TYPES = [
     "jamba",
     "deepseek_v2",
     "deepseek_v3",
+    "gemma2",
+    "phi3",
+    "gpt_oss",
+    "granitemoehybrid",
+    "qwen2_5_vl",
 ]
+# --disable-sliding-window: vLLM lowers the derived length to ModelConfig.get_sliding_window(), the HF text
+# config's sliding_window as transformers sets it (key "sliding_window" in the message). Its value per model
+# type: Qwen's configs keep it only with use_sliding_window (else None; Qwen2-MoE's 0 is left out), the others
+# take config.json's, or the config class's default when the key is absent. A type missing here keeps the
+# derivation unknown under --disable-sliding-window.
+SLIDING_WINDOW_DEFAULTS = {
+    "llama": None,
+    "mistral": 4096,
+    "mixtral": None,
+    "jamba": None,
+    "deepseek_v2": None,
+    "deepseek_v3": None,
+    "gemma2": 4096,
+    "phi3": None,
+    "gpt_oss": 128,
+    "granitemoehybrid": None,
+}
+SLIDING_WINDOW_IF_USED = ["qwen2", "qwen3", "qwen3_moe"]
 # --hf-overrides need no case of their own: the product applies them to model.config (validation/modelhub.py
 # apply_overrides) before the rules read it, as vLLM applies them to the HF config.
 # RoPE types whose factor vLLM does not apply: before 0.30.0 yarn uses original_max_position_embeddings x
@@ -195,26 +218,47 @@ def _rope_type(rs):
 _RT = _rope_type(_RS)
 _FACTOR = f"(has({_RS}.factor) && {_RS}.factor != null ? double({_RS}.factor) : 1.0)"
 _MAXPOS = f"double({MC}.max_position_embeddings)"
+_SW_TYPES = [*SLIDING_WINDOW_DEFAULTS, *SLIDING_WINDOW_IF_USED]
+_SW_SET = f"(has({MC}.sliding_window) && {MC}.sliding_window != null)"
+_SW_DEFAULT = "".join(
+    f'{MC}.model_type == "{t}" ? {float(d)} : ' for t, d in SLIDING_WINDOW_DEFAULTS.items() if d is not None
+)
+# The sliding window vLLM reads (a double), 0.0 for none.
+SLIDING_WINDOW = (
+    f"({MC}.model_type in {q(SLIDING_WINDOW_IF_USED)} ? "
+    f"(has({MC}.use_sliding_window) && {MC}.use_sliding_window == true ? "
+    f"({_SW_SET} ? double({MC}.sliding_window) : 4096.0) : 0.0) : "
+    f"has({MC}.sliding_window) ? ({_SW_SET} ? double({MC}.sliding_window) : 0.0) : "
+    f"{_SW_DEFAULT}0.0)"
+)
+# True when --disable-sliding-window lowers the derived length to the sliding window.
+SLIDING_WINDOW_CAPS = (
+    f"({arg_true('disable_sliding_window')} && {MC}.model_type in {q(_SW_TYPES)} && "
+    f"{SLIDING_WINDOW} > 0.0 && {SLIDING_WINDOW} < {_MAXPOS})"
+)
 _SIMPLE_MAX_LEN = (
     f"{MC}.model_type in {q(MAX_LEN_MODEL_TYPES)} && "
     f"has({MC}.max_position_embeddings) && {MC}.max_position_embeddings != null && "
-    f"!has({MC}.text_config) && !has({MC}.position_embedding_type) && "
+    f"!has({MC}.text_config) && "
+    # only an absolute position embedding matters (a pooling model then reads the tokenizer's length)
+    f'!(has({MC}.position_embedding_type) && {MC}.position_embedding_type == "absolute") && '
     + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
     + f" && ({_RS} == {{}} || has({_RS}.rope_type) || has({_RS}.type))"
-    + f" && !{arg_true('disable_sliding_window')}"
+    + f" && (!{arg_true('disable_sliding_window')} || {MC}.model_type in {q(_SW_TYPES)})"
 )
+_BASE_LEN = f"({SLIDING_WINDOW_CAPS} ? {SLIDING_WINDOW} : {_MAXPOS})"
 
 
 def model_max_len(since_0_30):
     """CEL of vLLM's derived max_model_len (a double), or 0.0 where the profile cannot repeat it."""
     if since_0_30:
-        value = f"(!({_RT} in {q(_NO_FACTOR_NEW)}) ? {_MAXPOS} * {_FACTOR} : {_MAXPOS})"
+        value = f"(!({_RT} in {q(_NO_FACTOR_NEW)}) ? {_BASE_LEN} * {_FACTOR} : {_BASE_LEN})"
         guard = _SIMPLE_MAX_LEN
     else:
         orig = f"{_RS}.original_max_position_embeddings"
         value = (
             f'({_RT} == "yarn" ? double({orig}) * {_FACTOR} : '
-            f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_MAXPOS} * {_FACTOR} : {_MAXPOS})"
+            f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_BASE_LEN} * {_FACTOR} : {_BASE_LEN})"
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
     return f"({guard} ? {value} : 0.0)"

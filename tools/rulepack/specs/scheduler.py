@@ -1,6 +1,6 @@
 """SchedulerConfig, the model's maximum length, LoRAConfig."""
 
-from tools.rulepack.expr import A, R, cel_str
+from tools.rulepack.expr import SLIDING_WINDOW_CAPS, A, R, cel_str
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
 # _get_and_verify_max_len (vllm/config/model.py): derived.model_max_len (document.py, built in expr.py) is the
@@ -28,11 +28,12 @@ _PY_FLOAT = (
 )
 
 # The text vLLM formats into {msg} and {warning} (the same in 0.20.0-0.34.0): the derived length's key is
-# max_position_embeddings (also for YaRN before 0.30.0), a float (an int in the case above), and the config
-# has no model_max_length.
+# max_position_embeddings (also for YaRN before 0.30.0), or sliding_window when --disable-sliding-window
+# lowered the length to it, a float (an int in the case above), and the config has no model_max_length.
+_LEN_KEY = f'({SLIDING_WINDOW_CAPS} ? "sliding_window" : "max_position_embeddings")'
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
-    'max_model_len (max_position_embeddings=" + ' + _PY_FLOAT + " + "
+    'max_model_len (" + ' + _LEN_KEY + ' + "=" + ' + _PY_FLOAT + " + "
     '" or model_max_length=None in model\'s config.json)."'
 )
 LONG_LEN_WARNING = (
@@ -159,9 +160,10 @@ RULES = [
             "'User-specified max_model_len (...) is greater than the derived max_model_len (...)' "
             "followed by this sentence and a caution. Checked where the product can repeat the "
             "derivation (the pack's derived model_max_len: llama/mistral/mixtral/qwen2/qwen2_moe/qwen3/"
-            "qwen3_moe/jamba/deepseek_v2/deepseek_v3 configs with max_position_embeddings and no other "
-            "length key); a sentence-transformers config in the checkpoint (max_seq_length) would "
-            "override the length and is not visible to a profile."
+            "qwen3_moe/jamba/deepseek_v2/deepseek_v3/gemma2/phi3/gpt_oss/granitemoehybrid/qwen2_5_vl configs "
+            "with max_position_embeddings and no other length key; with --disable-sliding-window, the "
+            "sliding window when smaller); a sentence-transformers config in the checkpoint "
+            "(max_seq_length) would override the length and is not visible to a profile."
         ),
         ["scheduler", "model"],
         needs=["model.config"],
