@@ -67,7 +67,8 @@ for V in "$@"; do
   # does not exist"). vLLM inspects a model in a subprocess of its own, which imports transformers' image
   # utilities for some models (Qwen2, multimodal ones): with a broken torchvision that inspection fails and
   # vLLM refuses with "failed to be inspected", which no GPU host says. Without torchvision, transformers
-  # skips those utilities, as it is meant to; config checks do not need torchvision.
+  # skips those utilities, as it is meant to. Multimodal models' modules import torchvision outright:
+  # vllm_verdict.py adds the working one installed above ($TV_DIR) to the path instead.
   if "$VENV/bin/python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('torchvision') is None)"; then
     if ! LD_LIBRARY_PATH="$CONF_DIR/stub-libcuda" "$VENV/bin/python" -c "import torchvision" 2>/dev/null; then
       echo "   removing torchvision: it does not import against torch $TORCH_VERSION (see the comment above)"
