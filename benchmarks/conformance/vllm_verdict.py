@@ -289,6 +289,14 @@ class Harness:
                 f"vLLM resolved platform {type(self.platform).__name__}, not the stand-in; "
                 "is standins/plugin on sys.path and VLLM_PLUGINS unset?"
             )
+        # 0.22.x ask a module function of vllm/config/model.py, not the platform, whether the cumem
+        # allocator (vllm/cumem_allocator.abi3.so, shipped by vLLM's CUDA build) loads: here the extension is
+        # an empty stand-in, so its `from vllm.cumem_allocator import ...` fails; answer as the platform's
+        # method does in the other releases (standins/plugin: True, as on the GPU node).
+        import vllm.config.model as model_config_mod
+
+        if hasattr(model_config_mod, "is_cumem_allocator_available"):
+            model_config_mod.is_cumem_allocator_available = self.platform.is_cumem_allocator_available
         from vllm.engine.arg_utils import AsyncEngineArgs
         from vllm.entrypoints.cli import serve as serve_mod
         from vllm.usage.usage_lib import UsageContext
