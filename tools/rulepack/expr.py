@@ -247,6 +247,22 @@ _SIMPLE_MAX_LEN = (
     + f" && (!{arg_true('disable_sliding_window')} || {MC}.model_type in {q(_SW_TYPES)})"
 )
 _BASE_LEN = f"({SLIDING_WINDOW_CAPS} ? {SLIDING_WINDOW} : {_MAXPOS})"
+# Llama 4 (model type llama4, no convertor of its own in 0.20.0-0.34.0): vLLM derives the length from the
+# HF text config, text_config (llama4_text), whose llama3 RoPE leaves max_position_embeddings as it is (the
+# same before and after 0.30.0). No sliding window is read here: --disable-sliding-window keeps it unknown.
+_TC = f"{MC}.text_config"
+_TRS = (
+    f"(has({_TC}.rope_parameters) && {_TC}.rope_parameters != null ? {_TC}.rope_parameters : "
+    f"has({_TC}.rope_scaling) && {_TC}.rope_scaling != null ? {_TC}.rope_scaling : {{}})"
+)
+_LLAMA4_MAX_LEN = (
+    f'{MC}.model_type == "llama4" && has({MC}.text_config) && {_TC} != null && '
+    f"has({_TC}.max_position_embeddings) && {_TC}.max_position_embeddings != null && "
+    + " && ".join(f"!has({_TC}.{k})" for k in LEN_KEYS_OTHER)
+    + f' && ({_TRS} == {{}} || {_rope_type(_TRS)} == "llama3")'
+    + f" && !{arg_true('disable_sliding_window')}"
+)
+_LLAMA4_LEN = f"double({_TC}.max_position_embeddings)"
 
 
 def model_max_len(since_0_30):
@@ -261,7 +277,7 @@ def model_max_len(since_0_30):
             f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_BASE_LEN} * {_FACTOR} : {_BASE_LEN})"
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
-    return f"({guard} ? {value} : 0.0)"
+    return f"({guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : 0.0)"
 
 
 # ---------------------------------------------------------------------------------------------- hardware
