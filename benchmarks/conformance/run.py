@@ -200,6 +200,18 @@ def load_vllm_timings(
     return t.get("import_seconds"), found, t.get("measured_at")
 
 
+def recorded_verdicts(path: str, cases: list[dict], remedy: str) -> tuple[dict, dict[str, dict]]:
+    """A release's recorded verdict file and its verdicts by case id; it must hold every one of ``cases``."""
+    if not os.path.exists(path):
+        raise SystemExit(f"{path} missing; {remedy}")
+    doc = read_json(path)
+    by_id = {v["id"]: v for v in doc["verdicts"]}
+    missing = [c["id"] for c in cases if c["id"] not in by_id]
+    if missing:
+        raise SystemExit(f"{path} lacks {len(missing)} cases (e.g. {missing[:3]}); {remedy}")
+    return doc, by_id
+
+
 def save_vllm(release: str, doc: dict, key: str = "timings") -> str:
     """Write the release's verdict file with this run's times under ``key``; the times kept under the other
     key (the other way of timing vLLM) stay as recorded."""
@@ -804,26 +816,12 @@ def main() -> None:
             continue
         vpath = os.path.join(VERDICT_DIR, f"{rel}.json")
         if opts.reuse_vllm:
-            vdoc = read_json(vpath)
-            known = {v["id"]: v for v in vdoc["verdicts"]}
-            missing = [c["id"] for c in rcases if c["id"] not in known]
-            if missing:
-                raise SystemExit(
-                    f"{vpath} lacks {len(missing)} cases (e.g. {missing[:3]}); run without --reuse-vllm"
-                )
+            vdoc, known = recorded_verdicts(vpath, rcases, "run without --reuse-vllm")
         else:
             print(f"[{rel}] asking vLLM about {len(rcases)} cases ...", file=sys.stderr, flush=True)
             vdoc = run_vllm(rel, rcases, opts.no_fork, warm_up=not opts.no_warm_up)
             if opts.no_warm_up:  # timing only: the verdicts recorded with the warm-up stay
-                if not os.path.exists(vpath):
-                    raise SystemExit(f"{vpath} missing: record the verdicts first (without --no-warm-up)")
-                stored = read_json(vpath)
-                by_id = {v["id"]: v for v in stored["verdicts"]}
-                missing = [c["id"] for c in rcases if c["id"] not in by_id]
-                if missing:
-                    raise SystemExit(
-                        f"{vpath} lacks {missing[:3]}...: record them first (without --no-warm-up)"
-                    )
+                stored, by_id = recorded_verdicts(vpath, rcases, "record them first, without --no-warm-up")
                 same = ("ok", "stage", "error_class", "message")
                 differ = [
                     v["id"]
