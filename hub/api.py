@@ -35,6 +35,8 @@ class ModelConfigSerializer(serializers.ModelSerializer):
             "fetched_at",
             "uploaded_by",
             "config",
+            "files",
+            "tokens",
         ]
         read_only_fields = fields
 
@@ -45,7 +47,7 @@ class ModelConfigSerializer(serializers.ModelSerializer):
 
 class ModelConfigListSerializer(ModelConfigSerializer):
     class Meta(ModelConfigSerializer.Meta):
-        fields = [f for f in ModelConfigSerializer.Meta.fields if f != "config"]
+        fields = [f for f in ModelConfigSerializer.Meta.fields if f not in ("config", "files", "tokens")]
         read_only_fields = fields
 
 

@@ -21,6 +21,16 @@ class ModelConfig(models.Model):
     revision = models.CharField(max_length=200, blank=True, help_text="Empty: the default branch.")
     commit = models.CharField(max_length=64, blank=True)
     config = models.JSONField(null=True, blank=True)
+    files = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The names of the checkpoint's *.json files (null: not known).",
+    )
+    tokens = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Which probed tokens (reasoning parsers' think tokens) the tokenizer has (null: unknown).",
+    )
     source = models.CharField(max_length=8, choices=Source.choices, blank=True)
     error = models.TextField(blank=True, help_text="Why the last fetch failed.")
     fetched_at = models.DateTimeField()

@@ -59,6 +59,8 @@ def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) ->
             config=result.config,
             source=result.source,
             commit=result.commit,
+            files=list(result.files) if result.files is not None else None,
+            tokens=result.tokens,
             error="",
             uploaded_by=None,
         )
@@ -131,6 +133,8 @@ def model_config_upload(*, actor, repo: str, revision: str = "", config: Any) ->
         config=config,
         source=ModelConfig.Source.UPLOAD,
         commit="",
+        files=None,  # an uploaded config.json says nothing of the other files
+        tokens=None,
         error="",
         uploaded_by=actor if getattr(actor, "pk", None) else None,
     )

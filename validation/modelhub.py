@@ -64,6 +64,9 @@ class Resolution:
     source: str  # "hub" (fetched), "cache" (HF cache, offline), "local" (a directory), "" on error
     commit: str = ""  # the snapshot's commit sha, when the cache layout shows it
     error: str = ""
+    # What the checkpoint holds beside config.json (None: not known), see :func:`checkpoint_facts`
+    files: tuple[str, ...] | None = None
+    tokens: dict[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -222,7 +225,9 @@ def _looks_like_path(repo: str) -> bool:
 def _read_local(directory: Path) -> Resolution:
     path = directory / CONFIG_NAME
     try:
-        return Resolution(parse_config(path.read_bytes(), where=str(path)), "local")
+        config = parse_config(path.read_bytes(), where=str(path))
+        files, tokens = checkpoint_facts(directory)
+        return Resolution(config, "local", files=files, tokens=tokens)
     except FileNotFoundError:
         return Resolution(None, "", error=f"the directory {directory} has no {CONFIG_NAME}")
     except (OSError, ValueError) as exc:
@@ -248,6 +253,124 @@ def _commit_of(path: str) -> str:
     if len(parts) >= 3 and parts[-3] == "snapshots":
         return parts[-2]
     return ""
+
+
+# --- What the checkpoint holds beside config.json ---
+
+# Tokens whose presence in the tokenizer a start-up check asks about: the think start/end tokens of the
+# reasoning parsers that vLLM builds at start-up (ReasoningConfig / StructuredOutputsConfig), which refuse
+# with "<Parser> reasoning parser could not locate think start/end tokens in the tokenizer!" when the
+# tokenizer's vocabulary (added tokens included) lacks one. Only these are stored, never the vocabulary.
+PROBE_TOKENS = (
+    "<think>",
+    "</think>",
+    "<seed:think>",
+    "</seed:think>",
+    "<mm:think>",
+    "</mm:think>",
+    "<|channel>",
+    "<channel|>",
+)
+# The tokenizer files whose vocabulary is read: the fast tokenizer's, else the byte-level BPE's vocab.json;
+# the added tokens of tokenizer_config.json and added_tokens.json count too (the tokenizer's get_vocab()).
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "tokenizer_config.json", "added_tokens.json")
+
+
+def _read_json_file(path: Path) -> Any:
+    try:
+        with open(path, "rb") as handle:
+            return json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
+def tokenizer_tokens(paths: Mapping[str, Path]) -> dict[str, bool] | None:
+    """{token: in the vocabulary} for each of :data:`PROBE_TOKENS`, from a tokenizer's files (name -> path);
+    None when no file gives the vocabulary (a SentencePiece-only tokenizer: its vocabulary is not read)."""
+    known: set[str] = set()
+    vocabulary = False
+    tokenizer = _read_json_file(paths["tokenizer.json"]) if "tokenizer.json" in paths else None
+    if isinstance(tokenizer, dict):
+        model = tokenizer.get("model") or {}
+        vocab = model.get("vocab") if isinstance(model, dict) else None
+        if isinstance(vocab, dict):
+            known.update(token for token in PROBE_TOKENS if token in vocab)
+            vocabulary = True
+        elif isinstance(vocab, list):  # Unigram: [[piece, score], ...]
+            pieces = {item[0] for item in vocab if isinstance(item, list) and item}
+            known.update(token for token in PROBE_TOKENS if token in pieces)
+            vocabulary = True
+        for added in tokenizer.get("added_tokens") or ():
+            if isinstance(added, dict) and isinstance(added.get("content"), str):
+                known.add(added["content"])
+    if not vocabulary and "vocab.json" in paths:
+        vocab = _read_json_file(paths["vocab.json"])
+        if isinstance(vocab, dict):
+            known.update(token for token in PROBE_TOKENS if token in vocab)
+            vocabulary = True
+    if not vocabulary:
+        return None
+    config = _read_json_file(paths["tokenizer_config.json"]) if "tokenizer_config.json" in paths else None
+    decoder = config.get("added_tokens_decoder") if isinstance(config, dict) else None
+    if isinstance(decoder, dict):
+        known.update(v["content"] for v in decoder.values() if isinstance(v, dict) and "content" in v)
+    added = _read_json_file(paths["added_tokens.json"]) if "added_tokens.json" in paths else None
+    if isinstance(added, dict):
+        known.update(added)
+    return {token: token in known for token in PROBE_TOKENS}
+
+
+def checkpoint_facts(directory: Path) -> tuple[tuple[str, ...] | None, dict[str, bool] | None]:
+    """What vLLM sees of a checkpoint folder (a local model directory, or a snapshot of the HF cache) beside
+    config.json: the names of its ``*.json`` files (``glob(os.path.join(folder, "*.json"))`` in
+    ``weight_utils.get_quant_config``, which looks for a quantization method's config file among them),
+    and which :data:`PROBE_TOKENS` its tokenizer holds. Reads the tokenizer's files once (at a fetch)."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.name.endswith(".json"))
+    except OSError:
+        return None, None
+    files = tuple(name for name in names if not name.startswith(".") and (directory / name).is_file())
+    paths = {name: directory / name for name in TOKENIZER_FILES if name in files}
+    return files, tokenizer_tokens(paths)
+
+
+def _checkpoint_of(
+    repo: str, revision: str, config_path: str, settings: HubSettings
+) -> tuple[tuple[str, ...] | None, dict[str, bool] | None]:
+    """The checkpoint facts of a repository whose config.json is at ``config_path``. Offline, vLLM's own
+    ``snapshot_download(local_files_only=True)`` sees the cached snapshot alone: so does this. Online, the
+    repository's root ``*.json`` files (what vLLM's ``snapshot_download(allow_patterns="*.json")`` fetches)
+    and its tokenizer files; when the Hub cannot be listed now, the files are not known (a snapshot holding
+    only config.json would wrongly say the others are missing), the tokenizer is read from the snapshot."""
+    snapshot = Path(config_path).parent
+    if settings.offline:
+        return checkpoint_facts(snapshot)
+    from huggingface_hub import HfApi, hf_hub_download
+
+    try:
+        names = HfApi(endpoint=settings.endpoint, token=settings.token).list_repo_files(
+            repo, revision=revision or None
+        )
+    except Exception:
+        _, tokens = checkpoint_facts(snapshot)
+        return None, tokens
+    files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
+    paths = {
+        name: Path(
+            hf_hub_download(
+                repo,
+                name,
+                revision=revision or None,
+                cache_dir=settings.cache_dir,
+                endpoint=settings.endpoint,
+                token=settings.token,
+                etag_timeout=settings.timeout,
+            )
+        )
+        for name in TOKENIZER_FILES
+        if name in files
+    }
+    return files, tokenizer_tokens(paths)
 
 
 # Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
@@ -359,6 +482,11 @@ def _attempt(repo: str, revision: str, settings: HubSettings, wait: float, force
             outcome["path"] = _download(repo, revision, settings, force=force)
         except BaseException as exc:  # reported to the caller, whatever it is
             outcome["error"] = exc
+            return
+        try:  # what the checkpoint holds beside config.json: known or not, never an error of the fetch
+            outcome["checkpoint"] = _checkpoint_of(repo, revision, outcome["path"], settings)
+        except Exception:
+            outcome["checkpoint"] = (None, None)
 
     worker = threading.Thread(target=run, name=f"hf-config-{repo}", daemon=True)
     worker.start()
@@ -406,7 +534,14 @@ def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = Fal
             config = parse_config(handle.read(), where=CONFIG_NAME)
     except (OSError, ValueError) as exc:
         return Resolution(None, "", error=str(exc))
-    return Resolution(config, "cache" if settings.offline else "hub", commit=_commit_of(path))
+    files, tokens = outcome.get("checkpoint") or (None, None)
+    return Resolution(
+        config,
+        "cache" if settings.offline else "hub",
+        commit=_commit_of(path),
+        files=files,
+        tokens=tokens,
+    )
 
 
 def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> str:
@@ -457,6 +592,8 @@ class Stored:
     revision: str
     config: dict[str, Any] | None
     error: str = ""
+    files: list[str] | tuple[str, ...] | None = None  # the checkpoint's *.json names; None: not known
+    tokens: Mapping[str, bool] | None = None  # PROBE_TOKENS -> in the tokenizer; None: not known
 
 
 @dataclass(frozen=True)
@@ -464,6 +601,31 @@ class ModelFacts:
     config: dict[str, Any] | None  # the model's config.json after --hf-overrides; None when unknown
     draft: dict[str, Any] | None  # {"name", "config", "architecture"} of the draft model, when it has one
     unresolved: tuple[tuple[ModelRef, str], ...]  # (reference, why) for each config that is not known
+    # What the checkpoint holds beside config.json, as the document's `model.files` (the *.json names vLLM
+    # globs) and `model.tokens` ({token: in the tokenizer}); None when not known, so the rules that read them
+    # say "could not verify" (a pasted config.json, --hf-config-path, another --tokenizer, an old row).
+    files: list[str] | None = None
+    tokens: dict[str, bool] | None = None
+
+    def add_to(self, document: dict[str, Any]) -> dict[str, Any]:
+        """Put the facts beyond config.json into a document built from :attr:`config` (``model.draft``,
+        ``model.files``, ``model.tokens``)."""
+        model = document["model"]
+        if self.draft:
+            model["draft"] = self.draft
+        if self.files is not None:
+            model["files"] = self.files
+        if self.tokens is not None:
+            model["tokens"] = self.tokens
+        return document
+
+
+def _tokenizer_is_model(model: str, args: Mapping[str, Any]) -> bool:
+    """vLLM reads the tokenizer of ``--tokenizer`` (default: the model) at ``--tokenizer-revision`` (default:
+    the model's revision): the stored facts of the model's row describe it only when both are the model's."""
+    tokenizer = str(args.get("tokenizer") or "").strip()
+    revision = str(args.get("tokenizer_revision") or "").strip()
+    return tokenizer in ("", model) and revision in ("", str(args.get("revision") or "").strip())
 
 
 def model_facts(
@@ -478,8 +640,10 @@ def model_facts(
     stored = stored or {}
     config: dict[str, Any] | None = None
     draft: dict[str, Any] | None = None
+    files: list[str] | None = None
+    tokens: dict[str, bool] | None = None
     unresolved: list[tuple[ModelRef, str]] = []
-    for ref in model_refs(model, args):
+    for ref in model_refs(model, args or {}):
         if ref.role == "model" and explicit_config:
             config = apply_overrides(explicit_config, hf_overrides(args))
             continue
@@ -492,13 +656,18 @@ def model_facts(
             unresolved.append((ref, row.error or "unknown error"))
         elif ref.role == "model":
             config = apply_overrides(row.config, hf_overrides(args))
+            if ref.repo == ref.model:  # not --hf-config-path: the row's folder is the model's
+                if row.files is not None:
+                    files = list(row.files)
+                if row.tokens is not None and _tokenizer_is_model(ref.model, args or {}):
+                    tokens = dict(row.tokens)
         else:
             draft = {"name": ref.model, "config": dict(row.config)}
             if arch := architecture(row.config):
                 draft["architecture"] = arch
     if config is None and explicit_config and not model:
         config = dict(explicit_config)
-    return ModelFacts(config, draft, tuple(unresolved))
+    return ModelFacts(config, draft, tuple(unresolved), files, tokens)
 
 
 def resolve_facts(
@@ -514,7 +683,9 @@ def resolve_facts(
         if ref.role == "model" and explicit_config:
             continue
         result = resolve(ref.repo, ref.revision, settings=settings)
-        stored[ref.role] = Stored(ref.repo, ref.revision, result.config, result.error)
+        stored[ref.role] = Stored(
+            ref.repo, ref.revision, result.config, result.error, result.files, result.tokens
+        )
     return model_facts(model, args, explicit_config=explicit_config, stored=stored)
 
 

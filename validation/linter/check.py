@@ -104,8 +104,7 @@ def _validate(parsed, data, defaults, version, *, env, hardware):
         hardware={**defaults["hardware"], **hardware},
         model_config=facts.config,
     )
-    if facts.draft:
-        document["model"]["draft"] = facts.draft
+    facts.add_to(document)
     verdict = validate(document, ruleset=data.ruleset, catalog=data.catalog(version), history=data.history)
     notes = modelhub.unresolved_findings(facts)
     if notes:

@@ -61,7 +61,9 @@ def effective_release(profile) -> VllmRelease:
 
 
 def _stored(row) -> modelhub.Stored | None:
-    return modelhub.Stored(row.repo, row.revision, row.config, row.error) if row is not None else None
+    if row is None:
+        return None
+    return modelhub.Stored(row.repo, row.revision, row.config, row.error, row.files, row.tokens)
 
 
 def profile_model_facts(profile) -> modelhub.ModelFacts:
@@ -101,9 +103,7 @@ def profile_document(
         model_architecture=profile.model_architecture or None,
         model_config=facts.config,
     )
-    if facts.draft:
-        doc["model"]["draft"] = facts.draft
-    return doc
+    return facts.add_to(doc)
 
 
 def document_validate(
