@@ -183,7 +183,7 @@ DERIVED = [
             "0.30.0 a YaRN config gives original_max_position_embeddings times its factor, from 0.30.0 the "
             "YaRN variants leave max_position_embeddings as it is). 0.0 where a profile cannot repeat the "
             "derivation: a model type not in tools/rulepack/expr.py's MAX_LEN_MODEL_TYPES, another length "
-            "key, a text_config (except Llama 4's, read as vLLM reads it), per-layer RoPE, "
+            "key, a text_config (except Llama 4's and Gemma 3's, read as vLLM reads them), per-layer RoPE, "
             "--disable-sliding-window on a model type whose sliding "
             "window transformers sets in a way expr.py does not repeat. With --disable-sliding-window, a "
             "smaller sliding window replaces max_position_embeddings. model.config already holds "

@@ -265,6 +265,32 @@ _LLAMA4_MAX_LEN = (
 _LLAMA4_LEN = f"double({_TC}.max_position_embeddings)"
 
 
+# Gemma 3 (model type gemma3, Gemma3ForConditionalGeneration): vLLM derives the length from the HF text
+# config, text_config (gemma3_text), whose max_position_embeddings falls back to transformers'
+# Gemma3TextConfig default (131072) when config.json omits it, as the published checkpoints do; its RoPE
+# factor is not applied (real vLLM 0.20.0-0.34.0 print max_position_embeddings=131072.0 for
+# google/gemma-3-27b-it, linear factor 8). With
+# --disable-sliding-window the text config's sliding_window (default 4096) caps it, printed as the int it is.
+_GEMMA3 = (
+    f'{MC}.model_type == "gemma3" && has({MC}.text_config) && {_TC} != null && type({_TC}) == map && '
+    + " && ".join(f"!has({_TC}.{k})" for k in LEN_KEYS_OTHER)
+)
+_GEMMA3_MAXPOS = (
+    f"(has({_TC}.max_position_embeddings) && {_TC}.max_position_embeddings != null ? "
+    f"double({_TC}.max_position_embeddings) : 131072.0)"
+)
+_GEMMA3_SW = (
+    f"(has({_TC}.sliding_window) ? ({_TC}.sliding_window != null ? double({_TC}.sliding_window) : 0.0) : "
+    "4096.0)"
+)
+# True when --disable-sliding-window lowers Gemma 3's derived length to its sliding window.
+GEMMA3_SLIDING_WINDOW_CAPS = (
+    f"({arg_true('disable_sliding_window')} && {_GEMMA3} && {_GEMMA3_SW} > 0.0 && "
+    f"{_GEMMA3_SW} < {_GEMMA3_MAXPOS})"
+)
+_GEMMA3_LEN = f"({GEMMA3_SLIDING_WINDOW_CAPS} ? {_GEMMA3_SW} : {_GEMMA3_MAXPOS})"
+
+
 def model_max_len(since_0_30):
     """CEL of vLLM's derived max_model_len (a double), or 0.0 where the profile cannot repeat it."""
     if since_0_30:
@@ -277,7 +303,7 @@ def model_max_len(since_0_30):
             f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_BASE_LEN} * {_FACTOR} : {_BASE_LEN})"
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
-    return f"({guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : 0.0)"
+    return f"({guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : ({_GEMMA3}) ? {_GEMMA3_LEN} : 0.0)"
 
 
 # ---------------------------------------------------------------------------------------------- hardware

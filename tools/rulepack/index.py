@@ -57,6 +57,10 @@ def files_for(v):
         "vllm/v1/worker/gpu/spec_decode/speculator_config.py",
         # ParallelConfig._verify_args asks it whether Ray imports (--distributed-executor-backend ray)
         "vllm/v1/executor/ray_utils.py",
+        # VllmConfig._get_quantization_config -> get_quant_config: a quantization method's config file
+        "vllm/model_executor/model_loader/weight_utils.py",
+        # ReasoningConfig.initialize_token_ids builds the reasoning parser: its think tokens
+        "vllm/reasoning/basic_parsers.py",
     ]:
         if os.path.exists(base + p):
             out.append(p)

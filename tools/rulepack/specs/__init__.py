@@ -8,6 +8,7 @@ follows the listed ones, in TOPICS order, then in its module's order; policy rul
 
 from tools.rulepack.specs import (
     backends,
+    checkpoint,
     compilation,
     compile_checks,
     config_fields,
@@ -71,6 +72,7 @@ TOPICS = (
     spec_draft,
     size_checks,
     older_checks,
+    checkpoint,
     policy,
 )
 

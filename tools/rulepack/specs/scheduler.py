@@ -1,6 +1,6 @@
 """SchedulerConfig, the model's maximum length, LoRAConfig."""
 
-from tools.rulepack.expr import SLIDING_WINDOW_CAPS, A, R, cel_str
+from tools.rulepack.expr import GEMMA3_SLIDING_WINDOW_CAPS, SLIDING_WINDOW_CAPS, A, R, cel_str
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
 # _get_and_verify_max_len (vllm/config/model.py): derived.model_max_len (document.py, built in expr.py) is the
@@ -21,8 +21,9 @@ _INT_LEN = (
     f"(vllm.minor < 30 && has({_RS}) && {_RS} != null && type({_RS}) == map && has({_RS}.factor) && "
     f'type({_RS}.factor) == int && !({_ROPE_TYPE} in ["su", "longrope", "llama3"]))'
 )
+# Gemma 3's sliding window is not multiplied by anything: vLLM prints the int (sliding_window=1024).
 _PY_FLOAT = (
-    f"({_INT_LEN} ? string(int({_DERIVED_LEN})) : "
+    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} ? string(int({_DERIVED_LEN})) : "
     f'({_DERIVED_LEN} == double(int({_DERIVED_LEN})) ? string(int({_DERIVED_LEN})) + ".0" : '
     f"string({_DERIVED_LEN})))"
 )
@@ -30,7 +31,9 @@ _PY_FLOAT = (
 # The text vLLM formats into {msg} and {warning} (the same in 0.20.0-0.34.0): the derived length's key is
 # max_position_embeddings (also for YaRN before 0.30.0), or sliding_window when --disable-sliding-window
 # lowered the length to it, a float (an int in the case above), and the config has no model_max_length.
-_LEN_KEY = f'({SLIDING_WINDOW_CAPS} ? "sliding_window" : "max_position_embeddings")'
+_LEN_KEY = (
+    f'({SLIDING_WINDOW_CAPS} || {GEMMA3_SLIDING_WINDOW_CAPS} ? "sliding_window" : "max_position_embeddings")'
+)
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
     'max_model_len (" + ' + _LEN_KEY + ' + "=" + ' + _PY_FLOAT + " + "
