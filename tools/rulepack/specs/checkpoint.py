@@ -95,6 +95,19 @@ PARSER_CLASS = (
 
 RULES = [
     R(
+        "reasoning-parser-needs-tokenizer",
+        "The model tokenizer must be passed to the ReasoningParser constructor during construction.",
+        f"{A('reasoning_parser')} && ({_KNOWN_PARSER}) && {arg_true('skip_tokenizer_init')}",
+        ["reasoning_parser", "skip_tokenizer_init"],
+        ["Drop --skip-tokenizer-init: the reasoning parser needs the tokenizer", "Drop --reasoning-parser"],
+        (
+            "ReasoningConfig.initialize_token_ids builds the --reasoning-parser with the tokenizer, which "
+            "--skip-tokenizer-init leaves out (None); a parser of the <think>...</think> kind refuses it."
+        ),
+        ["reasoning"],
+        fix={"unset": ["skip_tokenizer_init"]},
+    ),
+    R(
         "quantization-config-file-missing",
         "Cannot find the config file for",
         QUANT_FILE_MISSING,
@@ -156,6 +169,10 @@ _DSR1 = {
 }
 
 CASES = {
+    "reasoning-parser-needs-tokenizer": (
+        {"reasoning_parser": "deepseek_r1", "skip_tokenizer_init": True},
+        {"reasoning_parser": "deepseek_r1"},
+    ),
     "quantization-config-file-missing": (
         {"model": _LLAMA, "args": {"quantization": "awq"}},
         {"model": _LLAMA_AWQ, "args": {"quantization": "awq"}},
