@@ -53,22 +53,39 @@ def _sha(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def cache_add(cache_dir: Path, repo: str, config: dict, *, revision: str = "main") -> str:
-    """Put ``config`` into a Hugging Face hub cache as `hf_hub_download` leaves it; returns the commit sha."""
-    body = json.dumps(config, indent=2).encode()
-    commit = _sha(f"{repo}@{revision}:{body.decode()}")
-    etag = hashlib.sha256(body).hexdigest()
+def cache_add(
+    cache_dir: Path, repo: str, config: dict, *, revision: str = "main", files: dict | None = None
+) -> str:
+    """Put ``config`` (and ``files``: name -> JSON-able object, or bytes) into a Hugging Face hub cache as
+    `hf_hub_download` / `snapshot_download` leave them; returns the commit sha."""
+    contents = {"config.json": json.dumps(config, indent=2).encode()}
+    for name, value in (files or {}).items():
+        contents[name] = value if isinstance(value, bytes) else json.dumps(value).encode()
+    commit = _sha(f"{repo}@{revision}:" + "".join(f"{n}={contents[n].decode()}" for n in sorted(contents)))
     root = cache_dir / f"models--{repo.replace('/', '--')}"
     (root / "blobs").mkdir(parents=True, exist_ok=True)
-    (root / "blobs" / etag).write_bytes(body)
     snapshot = root / "snapshots" / commit
     snapshot.mkdir(parents=True, exist_ok=True)
-    link = snapshot / "config.json"
-    if not link.exists():
-        link.symlink_to(Path("..") / ".." / "blobs" / etag)
+    for name, body in contents.items():
+        etag = hashlib.sha256(body).hexdigest()
+        (root / "blobs" / etag).write_bytes(body)
+        link = snapshot / name
+        if not link.exists():
+            link.symlink_to(Path("..") / ".." / "blobs" / etag)
     (root / "refs").mkdir(exist_ok=True)
     (root / "refs" / revision).write_text(commit)
     return commit
+
+
+def tokenizer_json(vocab: list[str], added: list[str]) -> dict:
+    """A fast tokenizer's tokenizer.json as `tokenizers` writes it (BPE), with ``vocab`` and ``added``."""
+    return {
+        "version": "1.0",
+        "added_tokens": [
+            {"id": len(vocab) + i, "content": token, "special": True} for i, token in enumerate(added)
+        ],
+        "model": {"type": "BPE", "vocab": {token: i for i, token in enumerate(vocab)}, "merges": []},
+    }
 
 
 class FakeHub:
