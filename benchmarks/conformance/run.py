@@ -398,13 +398,14 @@ class InProcess(Product):
                 return False, "manage.py migrate failed: " + (p.stderr.strip().splitlines() or [""])[-1]
         os.environ["DATABASE_URL"] = url
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-        # The product resolves a draft model's config.json (speculative decoding) the way it does in
-        # production, from the Hugging Face cache: here an offline cache holding the stand-ins' config.json.
+        # The product resolves the model (and a speculative draft model) the way it does in production, from
+        # the Hugging Face cache: here an offline cache holding each stand-in's files (config.json, the
+        # tokenizer's and the other *.json files), as vLLM reads them from the stand-in's directory.
         self._hf = tempfile.TemporaryDirectory(prefix="conformance-hf-")
         for hub_id, d in standin_models().items():
-            path = os.path.join(self.models_dir, d, "config.json")
-            if os.path.exists(path):
-                hf_cache_add(os.path.join(self._hf.name, "hub"), hub_id, read_text(path))
+            directory = os.path.join(self.models_dir, d)
+            if os.path.exists(os.path.join(directory, "config.json")):
+                hf_cache_add(os.path.join(self._hf.name, "hub"), hub_id, standin_files(directory))
         os.environ.update(
             HF_HOME=self._hf.name, HF_HUB_CACHE=os.path.join(self._hf.name, "hub"), HF_HUB_OFFLINE="1"
         )
@@ -422,9 +423,12 @@ class InProcess(Product):
             path = os.path.join(self.models_dir, d, "config.json")
             if os.path.exists(path):
                 self.configs[hub_id] = read_json(path)
+        given = "the model resolved from an offline HF cache"
+        if self.model_source == "profile":
+            given = "model_config"
         return (
             True,
-            "profiles.services.profile_dry_run (in-process, model_config + hardware of the stand-ins)",
+            f"profiles.services.profile_dry_run (in-process, {given} + hardware of the stand-ins)",
         )
 
     def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
@@ -493,23 +497,40 @@ class InProcess(Product):
         return (time.perf_counter() - t0) * 1000
 
 
-def hf_cache_add(cache_dir: str, repo: str, body: str) -> None:
-    """``body`` as ``repo``'s config.json in a Hugging Face hub cache, as hf_hub_download leaves it."""
+def hf_cache_add(cache_dir: str, repo: str, files: dict[str, bytes]) -> None:
+    """``files`` (name -> content) as ``repo``'s snapshot in a Hugging Face hub cache, as hf_hub_download /
+    snapshot_download leave it: one blob per content, a snapshot folder of symlinks, refs/main."""
     import hashlib
 
-    commit = hashlib.sha1(f"{repo}:{body}".encode()).hexdigest()
-    etag = hashlib.sha256(body.encode()).hexdigest()
+    digest = hashlib.sha1(repo.encode())
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + files[name])
+    commit = digest.hexdigest()
     root = os.path.join(cache_dir, "models--" + repo.replace("/", "--"))
-    os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
-    with open(os.path.join(root, "blobs", etag), "w") as f:
-        f.write(body)
     snapshot = os.path.join(root, "snapshots", commit)
+    os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
     os.makedirs(snapshot, exist_ok=True)
-    if not os.path.exists(os.path.join(snapshot, "config.json")):
-        os.symlink(os.path.join("..", "..", "blobs", etag), os.path.join(snapshot, "config.json"))
+    for name, body in files.items():
+        etag = hashlib.sha256(body).hexdigest()
+        with open(os.path.join(root, "blobs", etag), "wb") as f:
+            f.write(body)
+        if not os.path.lexists(os.path.join(snapshot, name)):
+            os.symlink(os.path.join("..", "..", "blobs", etag), os.path.join(snapshot, name))
     os.makedirs(os.path.join(root, "refs"), exist_ok=True)
     with open(os.path.join(root, "refs", "main"), "w") as f:
         f.write(commit)
+
+
+def standin_files(directory: str) -> dict[str, bytes]:
+    """Every file of a stand-in model directory (config.json, generation_config.json, the tokenizer's files,
+    the processor's): what a Hugging Face cache holds of the real model once vLLM has read it (no weights)."""
+    files = {}
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                files[name] = f.read()
+    return files
 
 
 # What the stand-in platform plugin reports (standins/plugin/), as a product profile's `hardware`.
@@ -787,9 +808,10 @@ def main() -> None:
     ap.add_argument(
         "--model-source",
         choices=["profile", "hub"],
-        default="profile",
-        help="inprocess: the stand-in's config.json given with the profile (model_config), or resolved by "
-        "the product from an offline Hugging Face cache holding the stand-ins (HF_HOME, HF_HUB_OFFLINE=1)",
+        default="hub",
+        help="inprocess: resolved by the product from an offline Hugging Face cache holding the stand-ins' "
+        "files (HF_HOME, HF_HUB_OFFLINE=1: config.json, the tokenizer, every *.json; the default, as the "
+        "product is used), or the stand-in's config.json given with the profile (model_config) alone",
     )
     ap.add_argument("--product-python", default=os.path.join(REPO, ".venv", "bin", "python"))
     ap.add_argument("--manage", default=os.path.join(REPO, "manage.py"))
