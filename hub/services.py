@@ -74,8 +74,17 @@ def model_config_for(ref: modelhub.ModelRef, *, refresh: bool = False) -> ModelC
     stale_failure = (
         row is not None and row.config is None and timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
     )
+    # A config fetched before the checkpoint's files were read (or whose file list the Hub did not give):
+    # fetched again, as rarely as a failure, so the checks that read the files stop saying "could not verify".
+    stale_facts = (
+        row is not None
+        and row.config is not None
+        and row.source in (ModelConfig.Source.HUB, ModelConfig.Source.CACHE)
+        and row.files is None
+        and timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
+    )
     local = row is not None and row.source == ModelConfig.Source.LOCAL
-    if row is None or refresh or stale_failure or local:
+    if row is None or refresh or stale_failure or stale_facts or local:
         row = model_config_fetch(ref.repo, ref.revision, force=refresh)
     return row
 
@@ -107,9 +116,9 @@ def profiles_recheck(config: ModelConfig):
 
 def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
     """Fetch a stored config again; the profiles that read it are re-checked when it changed."""
-    before = (config.config, config.error)
+    before = (config.config, config.error, config.files, config.tokens)
     config = model_config_fetch(config.repo, config.revision, force=True)
-    if (config.config, config.error) != before:
+    if (config.config, config.error, config.files, config.tokens) != before:
         profiles_recheck(config)
     return config
 

@@ -87,6 +87,21 @@ def test_a_saved_profile_gets_the_refusal_and_the_corrected_one_saves(api, team,
     assert saved.status_code == 201, saved.content
 
 
+def test_a_config_stored_before_the_files_were_read_is_read_again(api, hf_cache):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    cache_add(hf_cache, QWEN, QWEN25_7B, files=PLAIN_TOKENIZER)
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    ModelConfig.objects.create(
+        repo=QWEN, revision="", config=QWEN25_7B, source="cache", fetched_at=an_hour_ago
+    )
+    body = validate(api, f"vllm serve {QWEN} --quantization awq")
+    assert messages(body, QUANT_RULE) == [("error", AWQ_MESSAGE)]
+    assert ModelConfig.objects.get(repo=QWEN).files is not None
+
+
 def test_deepseek_r1_parser_on_a_tokenizer_without_think_tokens(api, hf_cache):
     cache_add(hf_cache, QWEN, QWEN25_7B, files=PLAIN_TOKENIZER)
     body = validate(api, f"vllm serve {QWEN} --reasoning-parser deepseek_r1")
