@@ -16,6 +16,7 @@ once with the rule set; nothing is ever run as Python.
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
 import re
 from collections.abc import Iterator, Mapping
@@ -281,6 +282,12 @@ class LazyProgram:
 
     def __reduce__(self) -> tuple[type[LazyProgram], tuple[str]]:
         return LazyProgram, (self.source,)  # pickled as its source: compiled again when next executed
+
+    def prepare(self) -> None:
+        """Compile it now (one that does not compile is left to fail where it is executed, as before)."""
+        if self._program is None:
+            with contextlib.suppress(ValueError, RuntimeError, TypeError):
+                self._program = compile_cel(self.source)
 
     def execute(self, context: Any = None) -> Any:
         program = self._program
