@@ -259,3 +259,28 @@ def test_a_template_calling_an_extension_is_given_the_extensions(template, calls
     assert (_EXTENSION_CALL.search(template) is not None) is calls
     for text in [r.get("message_template") or r["when"] for r in load_pack(BUILTIN_PACK).get("rules", [])]:
         assert calls_extension(text) is (_EXTENSION_CALL.search(text) is not None)
+
+
+def test_a_long_slot_is_labelled_by_the_inputs_it_reads_from_its_rule_read_set():
+    # A label restricts the read set the rules' planning worked out (over every namespace) to the roots a
+    # label names: the same inputs as reading the expression for those roots alone, on every slot of the
+    # built-in pack.
+    from validation.engine.cel_reads import read_set
+    from validation.engine.messages import _LABEL_ROOTS, _READ_ROOTS, _label
+    from validation.engine.rules import NAMESPACES
+
+    assert frozenset(NAMESPACES) == _READ_ROOTS
+    slots = [
+        expr
+        for raw in load_pack(BUILTIN_PACK)["rules"]
+        if raw.get("message_template")
+        for expr in compile_template(raw["id"], raw["message_template"].strip()).expressions
+    ]
+    assert any(len(expr) > 80 for expr in slots)
+    for expr in slots:
+        alone = read_set(expr, _LABEL_ROOTS)
+        restricted = {
+            root: keys for root, keys in read_set(expr, _READ_ROOTS).items() if root in _LABEL_ROOTS
+        }
+        assert restricted == alone
+        assert _label(expr).startswith(("a value computed from", " ".join(expr.split())[:40]))
