@@ -33,6 +33,7 @@ from .types import (
     Finding,
     RuleCompileError,
     Verdict,
+    new_finding,
     parse_version,
 )
 
@@ -391,7 +392,7 @@ class CompiledRule:
         variables: Mapping[str, Any] | None = None,
     ) -> Finding:
         message, note = self.render(cel_context, variables)
-        return Finding(
+        return new_finding(
             rule=self.id,
             severity=self.severity,
             category=self.category,
@@ -418,7 +419,7 @@ class CompiledRule:
     ) -> Finding:
         needed = next((n for n in self.needs if n.split(".")[-1] == missing), missing)
         message, note = self.render(cel_context, variables)
-        return Finding(
+        return new_finding(
             rule=self.id,
             severity="info",
             category=self.category,
