@@ -571,3 +571,31 @@ def test_a_rule_and_a_value_check_quoting_the_same_refusal_give_one_finding():
     doc = build_document(kind="serving", version="0.33.0", model_name="m", args=args)
     findings = validate(doc, ruleset=ruleset, catalog=catalog("0.33.0")).findings
     assert [(f.rule, f.message) for f in findings] == [("kv-dtype", said)]
+
+
+def test_a_finding_built_fast_is_the_finding_its_constructor_builds():
+    # The catalog checks and the rules build their findings with ``new_finding`` (the frozen dataclass's
+    # __init__ cost a catalog check that finds something twice as much): the same finding in every way a
+    # caller can see, and the same errors for a field it lacks or does not have.
+    import pickle
+
+    from validation.engine.types import Finding, new_finding
+
+    values = {
+        "rule": "catalog-invalid-value",
+        "severity": "error",
+        "category": "catalog",
+        "message": "argument --dtype: invalid choice: 'x'",
+        "fields": ("dtype",),
+        "fix": {"unset": ["dtype"]},
+    }
+    fast, plain = new_finding(**values), Finding(**values)
+    assert fast == plain and repr(fast) == repr(plain)
+    assert fast.as_dict() == plain.as_dict() and list(fast.__dict__) == list(plain.__dict__)
+    assert pickle.loads(pickle.dumps(fast)) == plain
+    with pytest.raises(AttributeError):
+        fast.message = "changed"  # frozen like any other
+    with pytest.raises(TypeError, match="message"):
+        new_finding(**{k: v for k, v in values.items() if k != "message"})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        new_finding(**values, nope=1)

@@ -594,3 +594,43 @@ def test_every_condition_of_the_builtin_pack_compiles_with_its_release_constants
     assert len(programs) > 500
     for source in programs:
         cel.compile(source)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_release_plan_compiles_its_filters_unless_the_rule_set_is_lazy(lazy, monkeypatch):
+    """A served rule set compiles the conjuncts it filters rules with when it plans a release, so no profile
+    pays for compiling one; the linter's lazy rule set compiles only what a run executes. Either way a
+    conjunct that decides the rule gives the verdicts of the plain evaluation."""
+    import validation.engine.messages as messages
+
+    marker = f"filter-{lazy}-{id(monkeypatch)}"  # texts no other test compiled (compile_cel keeps them)
+    pack = {
+        "rules": [
+            {
+                "id": "many",
+                "category": "policy",
+                "severity": "warning",
+                "message": "many",
+                "when": f'env.MODE == "{marker}" && args.a + args.b > 3',
+            }
+        ]
+    }
+    ruleset = compile_ruleset(load_pack(pack), lazy=lazy)
+    ruleset.evaluate(build_document(kind="serving", version="0.31.0", model_name="m"))  # plans the release
+    compiled: list[str] = []
+    real = messages.cel.compile
+
+    def counting(source: str):
+        compiled.append(source)
+        return real(source)
+
+    monkeypatch.setattr(messages.cel, "compile", counting)
+    for mode in ("off", marker):
+        doc = build_document(
+            kind="serving", version="0.31.0", model_name="m", args={"a": 1, "b": 1}, env={"MODE": mode}
+        )
+        verdict = ruleset.evaluate(doc)
+        assert verdict.findings == ()
+        assert verdict.as_dict() == ruleset.evaluate(doc, plain=True).as_dict()
+    filters = [source for source in compiled if marker in source and "args" not in source]
+    assert (filters != []) is lazy

@@ -4,8 +4,9 @@ import pytest
 
 from validation.engine.lint import build_document, validate
 from validation.engine.messages import compile_template
-from validation.engine.rules import compile_ruleset, load_pack
+from validation.engine.rules import _EXTENSION_CALL, calls_extension, compile_ruleset, load_pack
 from validation.engine.types import RuleCompileError
+from validation.linter.data import BUILTIN_PACK
 
 BATCHED = {
     "id": "max-batched-tokens-ge-max-num-seqs",
@@ -235,3 +236,51 @@ def test_rendering_sees_the_keys_only_the_template_reads():
     assert finding.message == "seqs 7"
     [finding] = run(rules, defaults={"max_num_seqs": 256})
     assert finding.message == "seqs 256"
+
+
+@pytest.mark.parametrize(
+    ("template", "calls"),
+    [
+        ("{{ args.names.join(', ') }}", True),
+        ("{{ args.x.myjoin(', ') }}", False),
+        ("{{ math.abs(args.x) }}", True),
+        ("{{ xmath.abs(args.x) }}", False),
+        ("{{ lists.range (3) }}", True),
+        ("{{ args.range(3) }}", False),
+        ("{{ args.x }} join ( {{ args.y }}", True),
+        ("{{ size(args.x) }}", False),
+    ],
+)
+def test_a_template_calling_an_extension_is_given_the_extensions(template, calls):
+    # A template calling CEL's strings, lists or math extensions (join, math.abs ...) renders on a context
+    # that registers them; the search is a scan of the template's words, and says what the reference
+    # expression (a regular expression of every extension's name) says.
+    assert calls_extension(template) is calls
+    assert (_EXTENSION_CALL.search(template) is not None) is calls
+    for text in [r.get("message_template") or r["when"] for r in load_pack(BUILTIN_PACK).get("rules", [])]:
+        assert calls_extension(text) is (_EXTENSION_CALL.search(text) is not None)
+
+
+def test_a_long_slot_is_labelled_by_the_inputs_it_reads_from_its_rule_read_set():
+    # A label restricts the read set the rules' planning worked out (over every namespace) to the roots a
+    # label names: the same inputs as reading the expression for those roots alone, on every slot of the
+    # built-in pack.
+    from validation.engine.cel_reads import read_set
+    from validation.engine.messages import _LABEL_ROOTS, _READ_ROOTS, _label
+    from validation.engine.rules import NAMESPACES
+
+    assert frozenset(NAMESPACES) == _READ_ROOTS
+    slots = [
+        expr
+        for raw in load_pack(BUILTIN_PACK)["rules"]
+        if raw.get("message_template")
+        for expr in compile_template(raw["id"], raw["message_template"].strip()).expressions
+    ]
+    assert any(len(expr) > 80 for expr in slots)
+    for expr in slots:
+        alone = read_set(expr, _LABEL_ROOTS)
+        restricted = {
+            root: keys for root, keys in read_set(expr, _READ_ROOTS).items() if root in _LABEL_ROOTS
+        }
+        assert restricted == alone
+        assert _label(expr).startswith(("a value computed from", " ".join(expr.split())[:40]))

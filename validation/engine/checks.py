@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
 from .memo import LIMIT, freeze
-from .types import ArgSpec, Finding, parse_version
+from .types import ArgSpec, Finding, new_finding, parse_version
 
 RULE_UNKNOWN = "catalog-unknown-argument"
 RULE_REMOVED = "catalog-removed-argument"
@@ -38,7 +38,7 @@ def _flag(name: str) -> str:
 
 
 def _finding(rule: str, severity: str, message: str, fields: Iterable[str], **extra: Any) -> Finding:
-    return Finding(
+    return new_finding(
         rule=rule, severity=severity, category="catalog", message=message, fields=tuple(fields), **extra
     )
 
