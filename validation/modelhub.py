@@ -345,7 +345,7 @@ def _checkpoint_of(
     snapshot = Path(config_path).parent
     if settings.offline:
         return checkpoint_facts(snapshot)
-    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub import HfApi
 
     try:
         names = HfApi(endpoint=settings.endpoint, token=settings.token).list_repo_files(
@@ -356,19 +356,7 @@ def _checkpoint_of(
         return None, tokens
     files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
     paths = {
-        name: Path(
-            hf_hub_download(
-                repo,
-                name,
-                revision=revision or None,
-                cache_dir=settings.cache_dir,
-                endpoint=settings.endpoint,
-                token=settings.token,
-                etag_timeout=settings.timeout,
-            )
-        )
-        for name in TOKENIZER_FILES
-        if name in files
+        name: Path(_hub_file(repo, name, revision, settings)) for name in TOKENIZER_FILES if name in files
     }
     return files, tokenizer_tokens(paths)
 
@@ -432,7 +420,7 @@ def _cached_only(repo: str, revision: str, settings: HubSettings, why: str) -> s
 
 
 def _download(repo: str, revision: str, settings: HubSettings, *, force: bool = False) -> str:
-    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url
 
     # huggingface_hub reads HF_HUB_OFFLINE once, at import; a long-running process follows the environment
     # it has now (the request hook refuses every request while the flag is set).
@@ -457,9 +445,16 @@ def _download(repo: str, revision: str, settings: HubSettings, *, force: bool = 
             return _cached_only(repo, revision, settings, why)
         with _unreachable_lock:
             _unreachable.pop(settings.where, None)
+    return _hub_file(repo, CONFIG_NAME, revision, settings)
+
+
+def _hub_file(repo: str, name: str, revision: str, settings: HubSettings) -> str:
+    """Path of file ``name`` of ``repo`` at ``revision`` in the cache, downloaded first unless offline."""
+    from huggingface_hub import hf_hub_download
+
     return hf_hub_download(
         repo,
-        CONFIG_NAME,
+        name,
         revision=revision or None,
         cache_dir=settings.cache_dir,
         endpoint=settings.endpoint,
