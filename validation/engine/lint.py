@@ -7,8 +7,9 @@ from operator import itemgetter
 from typing import Any
 
 from .catalog import Catalog
-from .checks import check_catalog
+from .checks import check_catalog, startup_check
 from .rules import CompiledRuleSet
+from .startup_order import BEFORE
 from .types import SEVERITY_ORDER, Finding, Verdict, new_verdict
 
 
@@ -79,15 +80,45 @@ def validate(
     if checked:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
         said = {item[3].message for item in ranked if not item[3].waived}
+        startup: list[tuple[int, Finding, str]] = []
         for order, finding in enumerate(checked):
             if finding.message in said:
                 continue
             if finding.rule in waived_ids:
                 finding = Finding(**{**finding.__dict__, "waived": True})
+            before = BEFORE.get(startup_check(finding, catalog, doc.get("args") or {}) or "")
+            if before is not None:
+                startup.append((order, finding, before))
+                continue
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
+        if startup:
+            ranked = _among_rules(ranked, startup, ruleset)
     ranked.sort(key=_RANK)
     return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
 
 
 _RANK = itemgetter(0, 1, 2)
 _FINDING = itemgetter(3)
+
+
+def _among_rules(
+    ranked: list[Any], startup: list[tuple[int, Finding, str]], ruleset: CompiledRuleSet
+) -> list[Any]:
+    """Rank catalog findings of vLLM's start-up value checks (``checks.startup_check``) among the rules'
+    findings, where vLLM makes those checks: just before the rule ``startup_order.BEFORE`` names (after
+    every rule when the rule set does not have it). The rules' findings are then ranked by their place in
+    the whole rule set rather than in the release's plan (the same order), so that both share one scale."""
+    place = {rule.id: i for i, rule in enumerate(ruleset.rules)}
+    end = len(place)
+    out = [item if item[1] != 2 else (item[0], 2, place.get(item[3].rule, end), item[3]) for item in ranked]
+    for order, finding, before in startup:
+        # before the anchor rule's findings, in the order the catalog checked them
+        out.append(
+            (
+                SEVERITY_ORDER[finding.severity],
+                2,
+                place.get(before, end) - 0.75 + order / (order + 1) / 4,
+                finding,
+            )
+        )
+    return out
