@@ -903,16 +903,24 @@ def _config_findings(
     return findings
 
 
+# JSON arguments that EngineArgs keeps as plain dicts (``dict[str, Any] | None``): vLLM builds their config
+# class while building its configuration (``create_speculative_config``), so a bad key or value inside them is
+# refused there, not by argparse (the other config classes' JSON is parsed into the class by argparse).
+CONFIG_STAGE_JSON = frozenset({"speculative_config", "watermark_config"})
+
+
 def startup_check(finding: Finding, catalog: Catalog, args: Mapping[str, Any]) -> str | None:
     """Which of vLLM's start-up value checks a catalog finding reports, if it reports one: ``argument`` (its
     value is not in the set vLLM checks it against while building its configuration, or a string where its
-    config field takes a dictionary) or ``argument.key`` (the same for a key of its JSON value). None for
+    config field takes a dictionary) or ``argument.key`` (the same for a key of its JSON value), or
+    ``argument`` for any other problem inside the JSON of an argument vLLM keeps as a dict until it builds its
+    configuration (``CONFIG_STAGE_JSON``: an unknown key, a value out of bounds). None for
     the checks of the command line itself (unknown arguments, types, argparse's choices, bounds), which
     argparse makes before any configuration is built. vLLM makes a start-up check where its configuration
     reaches it: between the rules' checks, not before them (``startup_order``)."""
     if (
         finding.category != "catalog"
-        or finding.rule not in (RULE_INVALID, RULE_INVALID_KEY)
+        or finding.rule not in (RULE_INVALID, RULE_INVALID_KEY, RULE_UNKNOWN_KEY)
         or not finding.fields
     ):
         return None
@@ -933,6 +941,8 @@ def startup_check(finding: Finding, catalog: Catalog, args: Mapping[str, Any]) -
         ):
             return name
         return None
+    if finding.rule == RULE_UNKNOWN_KEY:
+        return name if name in CONFIG_STAGE_JSON else None
     if isinstance(value, str):
         value = _as_json_object(value)
     if not isinstance(value, dict):
@@ -942,4 +952,4 @@ def startup_check(finding: Finding, catalog: Catalog, args: Mapping[str, Any]) -
             path = f"{spec.long_flag}.{key}"
             if value_set_problem(catalog, args, name, str(key), item, path) == finding.message:
                 return f"{name}.{key}"
-    return None
+    return name if name in CONFIG_STAGE_JSON else None

@@ -13,5 +13,6 @@ BEFORE: dict[str, str] = {
     "kv_cache_dtype": "external-dp-requires-moe",
     "quantization": "max-model-len-positive",
     "reasoning_parser": "cudagraph-max-size-matches-sizes",
+    "speculative_config": "spec-num-speculative-tokens-positive",
     "speculative_config.method": "numa-bind-lists-require-numa-bind",
 }
