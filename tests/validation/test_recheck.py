@@ -94,6 +94,35 @@ def test_seed_scenario_fleet_moves_make_profile_invalid_then_valid_with_history_
     assert SEED_MESSAGE_031 in [f["message"] for f in history[2].disappeared]
 
 
+def test_one_digest_lists_every_profile_that_broke_in_a_constant_number_of_queries(
+    user, staff, team, fleet_032, mailoutbox
+):
+    """A re-check that breaks many of one owner's profiles mails one digest listing them all, read in the same
+    few queries whatever their number (a digest of a thousand is built from a thousand alerts)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def digest_queries(names):
+        profiles = [make(user, team, name) for name in names]
+        recheck = move_fleet("0.31.0", staff)
+        with CaptureQueriesContext(connection) as queries:
+            assert alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk) == len(names)
+        mail = mailoutbox[-1]
+        for profile in profiles:
+            assert f"{team.slug}/{profile.name}" in mail.body and f"/profiles/{profile.pk}/" in mail.body
+            assert f"{team.slug}/{profile.name}" in mail.alternatives[0][0]
+        assert mail.body.count(SEED_MESSAGE_031) == len(names)
+        assert "vLLM release 0.31.0" in mail.body and "collection" in mail.body
+        move_fleet("0.32.0", staff)
+        Profile.objects.all().delete()
+        return len(queries)
+
+    one = digest_queries(["teacher"])
+    assert mailoutbox[-1].subject.endswith(f"{team.slug}/teacher became invalid")
+    assert digest_queries(["teacher-a", "teacher-b", "teacher-c"]) == one
+    assert mailoutbox[-1].subject.endswith("3 profiles became invalid")
+
+
 def test_pinned_profiles_do_not_move_with_the_fleet(user, staff, team, fleet_032):
     pinned = make(user, team, "pinned", version="0.32.0")
     recheck = move_fleet("0.31.0", staff)
