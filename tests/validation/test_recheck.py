@@ -359,6 +359,31 @@ def test_recheck_start_covers_every_profile_by_default(user, staff, team, fleet_
     assert recheck.total == 2
 
 
+def test_the_fan_out_hands_every_marked_profile_to_exactly_one_batch_copies_of_a_configuration_together(
+    user, staff, team, fleet_032, monkeypatch
+):
+    from validation.services import rechecks
+
+    eager = "vllm serve org/big --enforce-eager"
+    copies = {make(user, team, f"copy-{i}", command=eager, kind="serving").pk for i in range(4)}
+    others = {make(user, team, f"seed-{i}").pk for i in range(3)}
+    recheck = recheck_start(cause="manual")
+    sent = []
+    monkeypatch.setattr(rechecks, "BATCH_SIZE", 2)
+    monkeypatch.setattr(rechecks, "enqueue", lambda name, *args, **kwargs: sent.append((name, *args)))
+    assert rechecks.recheck_fan_out(recheck.pk) == 4
+    assert [name for name, *_ in sent] == ["recheck_batch_task"] * 4
+    batches = [batch for _, recheck_id, batch in sent if recheck_id == recheck.pk]
+    assert [len(batch) for batch in batches] == [2, 2, 2, 1]
+    assert sorted(pk for batch in batches for pk in batch) == sorted(copies | others)
+    # Ordered by document: the four copies fill two batches of their own.
+    assert sum(set(batch) <= copies for batch in batches) == 2
+    for batch in batches:
+        recheck_batch(recheck.pk, batch)
+    recheck.refresh_from_db()
+    assert (recheck.state, recheck.done) == ("done", 7)
+
+
 def test_upgrade_preview_predicts_exactly_what_the_fleet_change_does(user, staff, team, fleet_032):
     """A profile pinned to another release is not moved by a fleet change: the preview lists it apart as not
     affected, and its "would become invalid" set is the set the real change makes invalid."""
