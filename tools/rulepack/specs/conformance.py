@@ -1,7 +1,7 @@
 """Checks found by the conformance harness (benchmarks/conformance/, real vLLM on stand-in models): vLLM
 refuses the profile because of what the model's checkpoint says (its config.json's quantization_config)."""
 
-from tools.rulepack.expr import A, R
+from tools.rulepack.expr import A, R, q
 
 _QC = "model.config.quantization_config"
 # The checkpoint is FP8-quantized (DeepSeek-V3/R1, Qwen3 *-FP8, ...): config.json's
@@ -18,16 +18,47 @@ _NO_OVERRIDE = (
     '["awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16", '
     '"modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed"]'
 )
+# AWQ, GPTQ and compressed-tensors checkpoints (their quant_method): the --quantization
+# names that claim such a checkpoint in some release 0.20.0-0.34.0 (the checkpoint's own name, or an
+# override_quantization_method() that returns a name for it given that user_quant): awq_marlin (0.20-0.23:
+# user None/marlin/awq_marlin), auto_awq (0.24+: None/awq/awq_marlin/auto_awq/marlin), gptq_marlin (0.20-0.21:
+# None/marlin/gptq_marlin), auto_gptq (0.22+: None/gptq/gptq_marlin/auto_gptq/marlin), moe_wna16 (4/8-bit
+# AWQ/GPTQ when named), humming (0.20+, whenever named), gguf (0.20-0.23, whenever named), cpu_awq (a CPU
+# platform). inc claims auto-round checkpoints only, the modelopt family ModelOpt ones only, mxfp4 gpt-oss's.
+# Any other name is refused with the mismatch (real vLLM 0.20.0, 0.27.1 and 0.34.0: awq checkpoint with gptq
+# or fp8, gptq checkpoint with awq or bitsandbytes, compressed-tensors with fp8 or awq); a name some release
+# lacks is refused at parsing there first. The union over releases only ever makes the rule accept more.
+_CLAIMED_BY = {
+    "awq": ["awq", "awq_marlin", "auto_awq", "marlin", "moe_wna16", "humming", "gguf", "cpu_awq"],
+    "gptq": ["gptq", "gptq_marlin", "auto_gptq", "marlin", "moe_wna16", "humming", "gguf"],
+    "compressed-tensors": ["compressed-tensors", "humming", "gguf"],
+}
+_CLAIMED_BY_CEL = "{" + ", ".join(f'"{k}": {q(v)}' for k, v in _CLAIMED_BY.items()) + "}"
+_WNA_CKPT = (
+    f"(has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && "
+    f"{_QC}.quant_method in {q(list(_CLAIMED_BY))})"
+)
+_WNA_MISMATCH = f"({_WNA_CKPT} && !(args.quantization in {_CLAIMED_BY_CEL}[{_QC}.quant_method]))"
 # The activation dtypes Fp8Config.get_supported_act_dtypes() accepts: [torch.bfloat16, torch.half].
 _Q_FP8 = f'({A("quantization")} && args.quantization == "fp8")'
 _FP8_ON = f"({_FP8_CKPT} && (!{A('quantization')} || {_Q_FP8})) || {_Q_FP8}"
 _FP32 = f'{A("dtype")} && args.dtype in ["float32", "float"]'
+# --quantization awq (0.20.0-0.23.0) / gptq (0.20.0-0.21.0) named for a checkpoint of that method: no override
+# claims it (awq_marlin and gptq_marlin only for user None/marlin/*_marlin), so AWQConfig / GPTQConfig is
+# used, whose get_supported_act_dtypes() is [torch.half]. From 0.24.0 (awq) and 0.22.0 (gptq) auto_awq /
+# auto_gptq claim the checkpoint for that name too and accept bfloat16 (real vLLM 0.27.1 and 0.34.0 accept).
+_HALF_ONLY = (
+    f'(vllm.minor <= 23 && {_QC}.quant_method == "awq" && args.quantization == "awq") || '
+    f'(vllm.minor <= 21 && {_QC}.quant_method == "gptq" && args.quantization == "gptq")'
+)
+_NOT_HALF = f'{A("dtype")} && args.dtype in ["bfloat16", "float32", "float"]'
+_FP8_MSG_COND = f"({_FP32} && ({_FP8_ON}))"
 
 RULES = [
     R(
         "quantization-vs-checkpoint-method",
         "does not match the quantization method specified in the `quantization` argument",
-        f"{A('quantization')} && args.quantization in {_NO_OVERRIDE} && {_FP8_CKPT}",
+        f"{A('quantization')} && ((args.quantization in {_NO_OVERRIDE} && {_FP8_CKPT}) || {_WNA_MISMATCH})",
         ["quantization", "model"],
         [
             "Remove --quantization: vLLM reads the method from the checkpoint's config.json",
@@ -38,7 +69,8 @@ RULES = [
             "(config.json) must equal --quantization unless a method claims the checkpoint "
             "(override_quantization_method: awq_marlin/gptq_marlin/auto_* for AWQ/GPTQ checkpoints, gguf, "
             "humming, moe_wna16 when asked for). "
-            "Checked here for an FP8 checkpoint and --quantization awq or gptq, which no method overrides; a "
+            "Checked here for an FP8 checkpoint and --quantization awq or gptq, which no method overrides, "
+            "and for AWQ, GPTQ and compressed-tensors checkpoints and a method that claims none of them; a "
             "separate quant_config.json in the checkpoint is not visible to a profile."
         ),
         ["quantization", "model"],
@@ -53,20 +85,29 @@ RULES = [
     R(
         "quantization-fp8-activation-dtype",
         "is not supported for quantization method",
-        f"{_FP32} && ({_FP8_ON})",
+        f"({_FP32} && ({_FP8_ON})) || ({_NOT_HALF} && {A('quantization')} && {_WNA_CKPT} && ({_HALF_ONLY}))",
         ["dtype", "quantization", "model"],
-        ["Use --dtype bfloat16 (or float16, or auto) with FP8 quantization"],
+        [
+            "Use --dtype bfloat16 (or float16, or auto) with FP8 quantization",
+            "With --quantization awq/gptq on an AWQ/GPTQ checkpoint: use --dtype float16, or drop "
+            "--quantization (vLLM then picks the Marlin kernels, which take bfloat16)",
+        ],
         (
             "VllmConfig._get_quantization_config: the model's dtype must be one of the quantization method's "
             "activation dtypes; FP8 (an FP8 checkpoint's quant_method, or --quantization fp8) supports "
-            "bfloat16 and float16, so --dtype float32 is refused. Other methods' dtypes are not modelled."
+            "bfloat16 and float16, so --dtype float32 is refused; --quantization awq (before 0.24.0) or gptq "
+            "(before 0.22.0) on a checkpoint of that method forces AWQConfig / GPTQConfig, which support "
+            "float16 only. Other methods' dtypes are not modelled."
         ),
         ["quantization", "model"],
         needs=["model.config"],
         fix={"set": {"dtype": "bfloat16"}},
         message_template=(
-            "torch.float32 is not supported for quantization method fp8. Supported dtypes: "
-            "[torch.bfloat16, torch.float16]"
+            "{{ " + _FP8_MSG_COND + ' ? "torch.float32 is not supported for quantization method fp8. '
+            'Supported dtypes: [torch.bfloat16, torch.float16]" : '
+            '((args.dtype == "bfloat16" ? "torch.bfloat16" : "torch.float32") + '
+            '" is not supported for quantization method " + args.quantization + '
+            '". Supported dtypes: [torch.float16]") }}'
         ),
     ),
 ]
