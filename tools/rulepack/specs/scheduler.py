@@ -1,6 +1,13 @@
 """SchedulerConfig, the model's maximum length, LoRAConfig."""
 
-from tools.rulepack.expr import GEMMA3_SLIDING_WINDOW_CAPS, SLIDING_WINDOW_CAPS, A, R, cel_str
+from tools.rulepack.expr import (
+    GEMMA3_SLIDING_WINDOW_CAPS,
+    SLIDING_WINDOW_CAPS,
+    WHISPER_LEN_KEY,
+    A,
+    R,
+    cel_str,
+)
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
 # _get_and_verify_max_len (vllm/config/model.py): derived.model_max_len (document.py, built in expr.py) is the
@@ -32,7 +39,8 @@ _PY_FLOAT = (
 # max_position_embeddings (also for YaRN before 0.30.0), or sliding_window when --disable-sliding-window
 # lowered the length to it, a float (an int in the case above), and the config has no model_max_length.
 _LEN_KEY = (
-    f'({SLIDING_WINDOW_CAPS} || {GEMMA3_SLIDING_WINDOW_CAPS} ? "sliding_window" : "max_position_embeddings")'
+    f'({SLIDING_WINDOW_CAPS} || {GEMMA3_SLIDING_WINDOW_CAPS} ? "sliding_window" : '
+    f'({WHISPER_LEN_KEY}) ? "max_target_positions" : "max_position_embeddings")'
 )
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
