@@ -31,6 +31,11 @@ class ModelConfig(models.Model):
         blank=True,
         help_text="Which probed tokens (reasoning parsers' think tokens) the tokenizer has (null: unknown).",
     )
+    encoder_config = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The checkpoint's sentence-transformers config, when it has one with max_seq_length.",
+    )
     source = models.CharField(max_length=8, choices=Source.choices, blank=True)
     error = models.TextField(blank=True, help_text="Why the last fetch failed.")
     fetched_at = models.DateTimeField()

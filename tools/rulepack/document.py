@@ -187,7 +187,9 @@ DERIVED = [
             "--disable-sliding-window on a model type whose sliding "
             "window transformers sets in a way expr.py does not repeat. With --disable-sliding-window, a "
             "smaller sliding window replaces max_position_embeddings. model.config already holds "
-            "--hf-overrides (the product applies them, as vLLM does). The tokenizer's model_max_length is "
+            "--hf-overrides (the product applies them, as vLLM does). A sentence-transformers checkpoint's "
+            "max_seq_length (model.encoder_config) replaces the derived length, as in vLLM. The tokenizer's "
+            "model_max_length is "
             "assumed not to be smaller (needs model.config)."
         ),
         "variants": [

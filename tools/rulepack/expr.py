@@ -312,6 +312,22 @@ WHISPER_LEN_KEY = (
 _WHISPER_LEN = f"double({MC}.max_target_positions)"
 
 
+# A sentence-transformers checkpoint (model.encoder_config: sentence_bert_config.json ... with max_seq_length,
+# read by the hub as vLLM's get_sentence_transformer_tokenizer_config reads it): _get_and_verify_max_len then
+# replaces the derived length with max_seq_length, the int as written (0.20.0-0.34.0), the key staying the
+# config's (max_position_embeddings here: real vLLM prints max_position_embeddings=256 for
+# sentence-transformers/all-MiniLM-L6-v2, 8192 for BAAI/bge-m3). Other length keys keep it unknown.
+_EC = "model.encoder_config"
+ST_MAX_LEN = (
+    f"has(model.encoder_config) && {_EC} != null && type({_EC}) == map && has({_EC}.max_seq_length) && "
+    f"type({_EC}.max_seq_length) == int && has({MC}.max_position_embeddings) && "
+    f"{MC}.max_position_embeddings != null && !has({MC}.text_config) && "
+    + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
+    + f" && !{arg_true('disable_sliding_window')}"
+)
+_ST_LEN = f"double({_EC}.max_seq_length)"
+
+
 def model_max_len(since_0_30):
     """CEL of vLLM's derived max_model_len (a double), or 0.0 where the profile cannot repeat it."""
     if since_0_30:
@@ -325,8 +341,8 @@ def model_max_len(since_0_30):
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
     return (
-        f"({guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : ({_GEMMA3}) ? {_GEMMA3_LEN} : "
-        f"({WHISPER_LEN_KEY}) ? {_WHISPER_LEN} : 0.0)"
+        f"(({ST_MAX_LEN}) ? {_ST_LEN} : {guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : "
+        f"({_GEMMA3}) ? {_GEMMA3_LEN} : ({WHISPER_LEN_KEY}) ? {_WHISPER_LEN} : 0.0)"
     )
 
 

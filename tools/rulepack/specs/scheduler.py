@@ -3,6 +3,7 @@
 from tools.rulepack.expr import (
     GEMMA3_SLIDING_WINDOW_CAPS,
     SLIDING_WINDOW_CAPS,
+    ST_MAX_LEN,
     WHISPER_LEN_KEY,
     A,
     R,
@@ -29,8 +30,9 @@ _INT_LEN = (
     f'type({_RS}.factor) == int && !({_ROPE_TYPE} in ["su", "longrope", "llama3"]))'
 )
 # Gemma 3's sliding window is not multiplied by anything: vLLM prints the int (sliding_window=1024).
+# A sentence-transformers max_seq_length is printed as the int it is (max_position_embeddings=256).
 _PY_FLOAT = (
-    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} ? string(int({_DERIVED_LEN})) : "
+    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} || ({ST_MAX_LEN}) ? string(int({_DERIVED_LEN})) : "
     f'({_DERIVED_LEN} == double(int({_DERIVED_LEN})) ? string(int({_DERIVED_LEN})) + ".0" : '
     f"string({_DERIVED_LEN})))"
 )
