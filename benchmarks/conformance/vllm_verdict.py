@@ -80,6 +80,8 @@ MODEL_DIRS = {
     "Qwen/Qwen2.5-7B-Instruct-AWQ": "Qwen2.5-7B-Instruct-AWQ",
     "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "Qwen2.5-7B-Instruct-GPTQ-Int4",
     "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8": "Meta-Llama-3.1-8B-Instruct-FP8",
+    "meta-llama/Llama-3.2-11B-Vision-Instruct": "Llama-3.2-11B-Vision-Instruct",
+    "BAAI/bge-reranker-v2-m3": "bge-reranker-v2-m3",
 }
 
 # Environment every case starts from (a case's own NAME=value assignments are applied on top).

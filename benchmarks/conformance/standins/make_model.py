@@ -1278,6 +1278,70 @@ LLAMA_31_8B_FP8 = {
     },
     "transformers_version": "4.44.0",
 }
+# meta-llama/Llama-3.2-11B-Vision-Instruct (MllamaForConditionalGeneration: cross-attention vision model, an
+# architecture vLLM dropped after 0.10.2) and its image processor's config.
+MLLAMA_11B = {
+    "architectures": ["MllamaForConditionalGeneration"],
+    "image_token_index": 128256,
+    "model_type": "mllama",
+    "text_config": {
+        "bos_token_id": 128000,
+        "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38],
+        "dropout": 0,
+        "eos_token_id": [128001, 128008, 128009],
+        "hidden_act": "silu",
+        "hidden_size": 4096,
+        "initializer_range": 0.02,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 131072,
+        "model_type": "mllama_text_model",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 40,
+        "num_key_value_heads": 8,
+        "pad_token_id": 128004,
+        "rms_norm_eps": 1e-05,
+        "rope_scaling": {
+            "factor": 8.0,
+            "high_freq_factor": 4.0,
+            "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192,
+            "rope_type": "llama3",
+        },
+        "rope_theta": 500000.0,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "use_cache": True,
+        "vocab_size": 128256,
+    },
+    "torch_dtype": "bfloat16",
+    "transformers_version": "4.45.0.dev0",
+    "vision_config": {
+        "attention_heads": 16,
+        "hidden_act": "gelu",
+        "hidden_size": 1280,
+        "image_size": 560,
+        "intermediate_layers_indices": [3, 7, 15, 23, 30],
+        "intermediate_size": 5120,
+        "max_num_tiles": 4,
+        "model_type": "mllama_vision_model",
+        "norm_eps": 1e-05,
+        "num_channels": 3,
+        "num_global_layers": 8,
+        "num_hidden_layers": 32,
+        "patch_size": 14,
+        "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]],
+        "torch_dtype": "bfloat16",
+        "vision_output_dim": 7680,
+    },
+}
+# BAAI/bge-reranker-v2-m3 (cross-encoder: XLMRobertaForSequenceClassification, one label, 8194 positions).
+BGE_RERANKER_V2_M3 = {
+    **BGE_M3,
+    "architectures": ["XLMRobertaForSequenceClassification"],
+    "id2label": {"0": "LABEL_0"},
+    "label2id": {"LABEL_0": 0},
+    "transformers_version": "4.38.1",
+}
 PHI4_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_sep|>", "<|im_end|>", "<|dummy_85|>"]
 PHI4_CHAT_TEMPLATE = (
     "{%- for message in messages %}"
@@ -1544,12 +1608,15 @@ MODELS.update(
         "Qwen2.5-7B-Instruct-AWQ": (QWEN25_7B_AWQ,) + MODELS["Qwen2.5-7B-Instruct"][1:],
         "Qwen2.5-7B-Instruct-GPTQ-Int4": (QWEN25_7B_GPTQ,) + MODELS["Qwen2.5-7B-Instruct"][1:],
         "Meta-Llama-3.1-8B-Instruct-FP8": (LLAMA_31_8B_FP8,) + MODELS["Llama-3.1-8B-Instruct"][1:],
+        "Llama-3.2-11B-Vision-Instruct": (MLLAMA_11B,) + MODELS["Llama-3.1-8B-Instruct"][1:],
+        "bge-reranker-v2-m3": (BGE_RERANKER_V2_M3, XLMR_SPECIALS, "<s>", "</s>", None, None),
     }
 )
 # tokenizer_config.json fields that differ from build_tokenizer's defaults, as published (not the
 # tokenizer_class: XLMRobertaTokenizer/BertTokenizer expect a Unigram/WordPiece vocabulary, ours is BPE).
 TOKENIZER_CONFIG = {
     "bge-m3": {"model_max_length": 8192},
+    "bge-reranker-v2-m3": {"model_max_length": 8192},
     "all-MiniLM-L6-v2": {"model_max_length": 512, "do_lower_case": True},
     "whisper-large-v3": {"model_max_length": 1000000000000000019884624838656},
     "phi-4": {"model_max_length": 16384},
@@ -1573,6 +1640,22 @@ EXTRA_FILES = {
         "1_Pooling/config.json": st_pooling(384, "mean"),
     },
     "whisper-large-v3": {"preprocessor_config.json": WHISPER_PREPROCESSOR},
+    "Llama-3.2-11B-Vision-Instruct": {
+        "preprocessor_config.json": {
+            "do_convert_rgb": True,
+            "do_normalize": True,
+            "do_pad": True,
+            "do_rescale": True,
+            "do_resize": True,
+            "image_mean": [0.48145466, 0.4578275, 0.40821073],
+            "image_processor_type": "MllamaImageProcessor",
+            "image_std": [0.26862954, 0.26130258, 0.27577711],
+            "max_image_tiles": 4,
+            "resample": 2,
+            "rescale_factor": 0.00392156862745098,
+            "size": {"height": 560, "width": 560},
+        }
+    },
 }
 
 CORPUS = [

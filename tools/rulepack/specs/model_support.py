@@ -7,10 +7,21 @@ of a rule's range are listed: an architecture missing here gives no finding."""
 
 from tools.rulepack.expr import A, R, q
 
-# Encoder-only embedding models: BertModel -> bert.BertEmbeddingModel, RobertaModel and XLMRobertaModel ->
-# roberta.RobertaEmbeddingModel (a BertEmbeddingModel) in every release 0.20.0-0.34.0; pooling models that are
-# not text-generation models, without SupportsPP.
-POOLING_ONLY = ["BertModel", "RobertaModel", "XLMRobertaModel"]
+# Encoder-only embedding models and cross-encoders, in every release 0.20.0-0.34.0: BertModel ->
+# bert.BertEmbeddingModel; RobertaModel, XLMRobertaModel -> roberta.RobertaEmbeddingModel (a
+# BertEmbeddingModel); BertForSequenceClassification -> bert.BertForSequenceClassification;
+# (XLM)RobertaForSequenceClassification -> roberta.RobertaForSequenceClassification. Pooling models
+# (is_pooling_model) that are not text-generation models (no compute_logits), without SupportsPP (real vLLM
+# 0.20.0, 0.27.1 and 0.34.0 refuse --runner generate and -pp 2 for BAAI/bge-m3, all-MiniLM-L6-v2 and
+# BAAI/bge-reranker-v2-m3).
+POOLING_ONLY = [
+    "BertModel",
+    "RobertaModel",
+    "XLMRobertaModel",
+    "BertForSequenceClassification",
+    "RobertaForSequenceClassification",
+    "XLMRobertaForSequenceClassification",
+]
 # Classes without the SupportsPP interface in every release 0.20.0-0.34.0 (registry.is_pp_supported_model):
 # the encoder-only embedding models above and whisper.WhisperForConditionalGeneration.
 NO_PP = [*POOLING_ONLY, "WhisperForConditionalGeneration"]
@@ -36,7 +47,7 @@ RULES = [
         (
             "ModelConfig.__post_init__: a pooling model that is not a text-generation model (the model "
             "registry's class for the architecture) cannot run with --runner generate. Checked for the "
-            f"encoder-only embedding architectures {', '.join(POOLING_ONLY)}."
+            f"encoder-only embedding and cross-encoder architectures {', '.join(POOLING_ONLY)}."
         ),
         ["model", "pooling"],
         needs=["model.architecture"],
@@ -52,7 +63,7 @@ RULES = [
         (
             "ModelConfig.__post_init__ (0.20.0-0.21.0): a model that is not a text-generation model cannot "
             "run with --runner generate (no convert adapts one into it). Checked for the encoder-only "
-            f"embedding architectures {', '.join(POOLING_ONLY)}."
+            f"embedding and cross-encoder architectures {', '.join(POOLING_ONLY)}."
         ),
         ["model", "pooling"],
         range=[None, "0.21.0"],
