@@ -38,6 +38,7 @@ class ModelConfigSerializer(serializers.ModelSerializer):
             "files",
             "tokens",
             "encoder_config",
+            "tokenizer_max_length",
         ]
         read_only_fields = fields
 
@@ -51,7 +52,7 @@ class ModelConfigListSerializer(ModelConfigSerializer):
         fields = [
             f
             for f in ModelConfigSerializer.Meta.fields
-            if f not in ("config", "files", "tokens", "encoder_config")
+            if f not in ("config", "files", "tokens", "encoder_config", "tokenizer_max_length")
         ]
         read_only_fields = fields
 

@@ -68,6 +68,7 @@ class Resolution:
     files: tuple[str, ...] | None = None
     tokens: dict[str, bool] | None = None
     encoder_config: dict[str, Any] | None = None  # see :func:`sentence_transformers_config`
+    tokenizer_max_length: int | None = None  # see :func:`tokenizer_max_length`
 
 
 @dataclass(frozen=True)
@@ -227,8 +228,15 @@ def _read_local(directory: Path) -> Resolution:
     path = directory / CONFIG_NAME
     try:
         config = parse_config(path.read_bytes(), where=str(path))
-        files, tokens, encoder = checkpoint_facts(directory)
-        return Resolution(config, "local", files=files, tokens=tokens, encoder_config=encoder)
+        files, tokens, encoder, max_length = checkpoint_facts(directory)
+        return Resolution(
+            config,
+            "local",
+            files=files,
+            tokens=tokens,
+            encoder_config=encoder,
+            tokenizer_max_length=max_length,
+        )
     except FileNotFoundError:
         return Resolution(None, "", error=f"the directory {directory} has no {CONFIG_NAME}")
     except (OSError, ValueError) as exc:
@@ -346,23 +354,33 @@ def sentence_transformers_config(files: tuple[str, ...], read: Any) -> dict[str,
     return None
 
 
-CheckpointFacts = tuple[tuple[str, ...] | None, dict[str, bool] | None, dict[str, Any] | None]
+def tokenizer_max_length(paths: Mapping[str, Path]) -> int | None:
+    """tokenizer_config.json's model_max_length (an int), which vLLM takes as a cap of the derived length of a
+    pooling model with absolute position embeddings (``ModelConfig.get_and_verify_max_len``); None when the
+    file or the key is missing (no cap)."""
+    config = _read_json_file(paths["tokenizer_config.json"]) if "tokenizer_config.json" in paths else None
+    value = config.get("model_max_length") if isinstance(config, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+CheckpointFacts = tuple[tuple[str, ...] | None, dict[str, bool] | None, dict[str, Any] | None, int | None]
 
 
 def checkpoint_facts(directory: Path) -> CheckpointFacts:
     """What vLLM sees of a checkpoint folder (a local model directory, or a snapshot of the HF cache) beside
     config.json: the names of its ``*.json`` files (``glob(os.path.join(folder, "*.json"))`` in
     ``weight_utils.get_quant_config``, which looks for a quantization method's config file among them),
-    which :data:`PROBE_TOKENS` its tokenizer holds, and its sentence-transformers config
-    (:func:`sentence_transformers_config`). Reads the tokenizer's files once (at a fetch)."""
+    which :data:`PROBE_TOKENS` its tokenizer holds, its sentence-transformers config
+    (:func:`sentence_transformers_config`) and its tokenizer's model_max_length. Reads the tokenizer's files
+    once (at a fetch)."""
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.name.endswith(".json"))
     except OSError:
-        return None, None, None
+        return None, None, None, None
     files = tuple(name for name in names if not name.startswith(".") and (directory / name).is_file())
     paths = {name: directory / name for name in TOKENIZER_FILES if name in files}
     encoder = sentence_transformers_config(files, lambda name: _read_json_file(directory / name))
-    return files, tokenizer_tokens(paths), encoder
+    return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
 
 
 def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSettings) -> CheckpointFacts:
@@ -381,8 +399,8 @@ def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSett
             repo, revision=revision or None
         )
     except Exception:
-        _, tokens, encoder = checkpoint_facts(snapshot)
-        return None, tokens, encoder
+        _, tokens, encoder, max_length = checkpoint_facts(snapshot)
+        return None, tokens, encoder, max_length
     files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
     paths = {
         name: Path(_hub_file(repo, name, revision, settings)) for name in TOKENIZER_FILES if name in files
@@ -390,7 +408,7 @@ def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSett
     encoder = sentence_transformers_config(
         files, lambda name: _read_json_file(Path(_hub_file(repo, name, revision, settings)))
     )
-    return files, tokenizer_tokens(paths), encoder
+    return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
 
 
 # Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
@@ -513,7 +531,7 @@ def _attempt(repo: str, revision: str, settings: HubSettings, wait: float, force
         try:  # what the checkpoint holds beside config.json: known or not, never an error of the fetch
             outcome["checkpoint"] = _checkpoint_of(repo, revision, outcome["path"], settings)
         except Exception:
-            outcome["checkpoint"] = (None, None, None)
+            outcome["checkpoint"] = (None, None, None, None)
 
     worker = threading.Thread(target=run, name=f"hf-config-{repo}", daemon=True)
     worker.start()
@@ -561,7 +579,7 @@ def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = Fal
             config = parse_config(handle.read(), where=CONFIG_NAME)
     except (OSError, ValueError) as exc:
         return Resolution(None, "", error=str(exc))
-    files, tokens, encoder = outcome.get("checkpoint") or (None, None, None)
+    files, tokens, encoder, max_length = outcome.get("checkpoint") or (None, None, None, None)
     return Resolution(
         config,
         "cache" if settings.offline else "hub",
@@ -569,6 +587,7 @@ def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = Fal
         files=files,
         tokens=tokens,
         encoder_config=encoder,
+        tokenizer_max_length=max_length,
     )
 
 
@@ -623,6 +642,7 @@ class Stored:
     files: list[str] | tuple[str, ...] | None = None  # the checkpoint's *.json names; None: not known
     tokens: Mapping[str, bool] | None = None  # PROBE_TOKENS -> in the tokenizer; None: not known
     encoder_config: Mapping[str, Any] | None = None  # the sentence-transformers config; None: none or unknown
+    tokenizer_max_length: int | None = None  # tokenizer_config.json's model_max_length; None: none or unknown
 
 
 @dataclass(frozen=True)
@@ -638,10 +658,13 @@ class ModelFacts:
     # `model.encoder_config`: the checkpoint's sentence-transformers config (sentence_bert_config.json ...)
     # when it has one with max_seq_length, which replaces the derived maximum length in vLLM; else None.
     encoder_config: dict[str, Any] | None = None
+    # `model.tokenizer_max_length`: the model's tokenizer_config.json model_max_length (None: none, unknown,
+    # or another --tokenizer), which caps a pooling model's length when its position embeddings are absolute.
+    tokenizer_max_length: int | None = None
 
     def add_to(self, document: dict[str, Any]) -> dict[str, Any]:
         """Put the facts beyond config.json into a document built from :attr:`config` (``model.draft``,
-        ``model.files``, ``model.tokens``, ``model.encoder_config``)."""
+        ``model.files``, ``model.tokens``, ``model.encoder_config``, ``model.tokenizer_max_length``)."""
         model = document["model"]
         if self.draft:
             model["draft"] = self.draft
@@ -651,6 +674,8 @@ class ModelFacts:
             model["tokens"] = self.tokens
         if self.encoder_config is not None:
             model["encoder_config"] = self.encoder_config
+        if self.tokenizer_max_length is not None:
+            model["tokenizer_max_length"] = self.tokenizer_max_length
         return document
 
 
@@ -677,6 +702,7 @@ def model_facts(
     files: list[str] | None = None
     tokens: dict[str, bool] | None = None
     encoder: dict[str, Any] | None = None
+    max_length: int | None = None
     unresolved: list[tuple[ModelRef, str]] = []
     for ref in model_refs(model, args or {}):
         if ref.role == "model" and explicit_config:
@@ -698,13 +724,15 @@ def model_facts(
                     encoder = dict(row.encoder_config)
                 if row.tokens is not None and _tokenizer_is_model(ref.model, args or {}):
                     tokens = dict(row.tokens)
+                if row.tokenizer_max_length is not None and _tokenizer_is_model(ref.model, args or {}):
+                    max_length = row.tokenizer_max_length
         else:
             draft = {"name": ref.model, "config": dict(row.config)}
             if arch := architecture(row.config):
                 draft["architecture"] = arch
     if config is None and explicit_config and not model:
         config = dict(explicit_config)
-    return ModelFacts(config, draft, tuple(unresolved), files, tokens, encoder)
+    return ModelFacts(config, draft, tuple(unresolved), files, tokens, encoder, max_length)
 
 
 def resolve_facts(
@@ -728,6 +756,7 @@ def resolve_facts(
             result.files,
             result.tokens,
             result.encoder_config,
+            result.tokenizer_max_length,
         )
     return model_facts(model, args, explicit_config=explicit_config, stored=stored)
 

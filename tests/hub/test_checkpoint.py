@@ -230,3 +230,32 @@ def test_the_first_sentence_transformers_file_vllm_reads_wins_and_needs_max_seq_
     assert modelhub.resolve(str(tmp_path)).encoder_config is None  # the first one found has no max_seq_length
     (tmp_path / "sentence_bert_config.json").write_text("{}")  # an empty one is skipped
     assert modelhub.resolve(str(tmp_path)).encoder_config == {"max_seq_length": 128}
+
+
+RERANKER = "BAAI/bge-reranker-v2-m3"
+RERANKER_CONFIG = {
+    "architectures": ["XLMRobertaForSequenceClassification"],
+    "max_position_embeddings": 8194,
+    "model_type": "xlm-roberta",
+    "num_attention_heads": 16,
+    "position_embedding_type": "absolute",
+}
+
+
+def test_a_pooling_encoders_length_is_capped_by_its_tokenizers_model_max_length(api, hf_cache):
+    tokenizer = {**PLAIN_TOKENIZER, "tokenizer_config.json": {"model_max_length": 8192}}
+    cache_add(hf_cache, RERANKER, RERANKER_CONFIG, files=tokenizer)
+    body = validate(api, f"vllm serve {RERANKER} --max-model-len 8194", version="0.34.0")
+    ((severity, message),) = messages(body, LEN_RULE)
+    assert severity == "error"
+    assert "(max_position_embeddings=8192 or model_max_length=None in model's config.json)" in message
+    assert ModelConfig.objects.get(repo=RERANKER).tokenizer_max_length == 8192
+    assert (
+        findings(validate(api, f"vllm serve {RERANKER} --max-model-len 8192", version="0.34.0"), LEN_RULE)
+        == []
+    )
+    # another tokenizer is not the one whose limit was read
+    other = validate(
+        api, f"vllm serve {RERANKER} --max-model-len 8194 --tokenizer Org/Other", version="0.34.0"
+    )
+    assert [f for f in findings(other, LEN_RULE) if f["severity"] == "error"] == []

@@ -326,6 +326,31 @@ ST_MAX_LEN = (
     + f" && !{arg_true('disable_sliding_window')}"
 )
 _ST_LEN = f"double({_EC}.max_seq_length)"
+# Encoder-only pooling models (BERT, RoBERTa, XLM-R) with absolute position embeddings: vLLM caps the derived
+# length with the tokenizer's model_max_length (tokenizer_config.json, model.tokenizer_max_length) when the
+# runner is pooling (ModelConfig.get_and_verify_max_len, the same in 0.20.0-0.34.0), and prints it as the int
+# it is (real vLLM: max_position_embeddings=8192 for BAAI/bge-reranker-v2-m3, 8194 positions). Only a cap that
+# is not larger than max_position_embeddings is modelled.
+POOLING_ENCODER_ARCHS = [
+    "BertModel",
+    "RobertaModel",
+    "XLMRobertaModel",
+    "BertForSequenceClassification",
+    "RobertaForSequenceClassification",
+    "XLMRobertaForSequenceClassification",
+]
+_TML = "model.tokenizer_max_length"
+TOKENIZER_CAPS_LEN = (
+    f"has(model.architecture) && model.architecture in {q(POOLING_ENCODER_ARCHS)} && "
+    f'(!has(args.runner) || args.runner == null || args.runner in ["auto", "pooling"]) && '
+    f'{MC}.model_type in ["bert", "roberta", "xlm-roberta"] && has({MC}.position_embedding_type) && '
+    f'{MC}.position_embedding_type == "absolute" && has({_TML}) && type({_TML}) == int && '
+    f"has({MC}.max_position_embeddings) && type({MC}.max_position_embeddings) == int && "
+    f"{_TML} <= {MC}.max_position_embeddings && !has({MC}.text_config) && "
+    + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
+    + f" && !{arg_true('disable_sliding_window')}"
+)
+_TOK_LEN = f"double({_TML})"
 
 
 def model_max_len(since_0_30):
@@ -341,7 +366,8 @@ def model_max_len(since_0_30):
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
     return (
-        f"(({ST_MAX_LEN}) ? {_ST_LEN} : {guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : "
+        f"(({ST_MAX_LEN}) ? {_ST_LEN} : ({TOKENIZER_CAPS_LEN}) ? {_TOK_LEN} : {guard} ? {value} : "
+        f"{_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : "
         f"({_GEMMA3}) ? {_GEMMA3_LEN} : ({WHISPER_LEN_KEY}) ? {_WHISPER_LEN} : 0.0)"
     )
 

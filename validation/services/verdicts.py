@@ -64,7 +64,14 @@ def _stored(row) -> modelhub.Stored | None:
     if row is None:
         return None
     return modelhub.Stored(
-        row.repo, row.revision, row.config, row.error, row.files, row.tokens, row.encoder_config
+        row.repo,
+        row.revision,
+        row.config,
+        row.error,
+        row.files,
+        row.tokens,
+        row.encoder_config,
+        row.tokenizer_max_length,
     )
 
 

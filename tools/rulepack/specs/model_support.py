@@ -5,7 +5,7 @@
 openai/whisper-large-v3, state-spaces/mamba-2.8b-hf). Only architectures whose class was read in every release
 of a rule's range are listed: an architecture missing here gives no finding."""
 
-from tools.rulepack.expr import A, R, q
+from tools.rulepack.expr import POOLING_ENCODER_ARCHS, A, R, q
 
 # Encoder-only embedding models and cross-encoders, in every release 0.20.0-0.34.0: BertModel ->
 # bert.BertEmbeddingModel; RobertaModel, XLMRobertaModel -> roberta.RobertaEmbeddingModel (a
@@ -14,14 +14,7 @@ from tools.rulepack.expr import A, R, q
 # (is_pooling_model) that are not text-generation models (no compute_logits), without SupportsPP (real vLLM
 # 0.20.0, 0.27.1 and 0.34.0 refuse --runner generate and -pp 2 for BAAI/bge-m3, all-MiniLM-L6-v2 and
 # BAAI/bge-reranker-v2-m3).
-POOLING_ONLY = [
-    "BertModel",
-    "RobertaModel",
-    "XLMRobertaModel",
-    "BertForSequenceClassification",
-    "RobertaForSequenceClassification",
-    "XLMRobertaForSequenceClassification",
-]
+POOLING_ONLY = POOLING_ENCODER_ARCHS
 # Classes without the SupportsPP interface in every release 0.20.0-0.34.0 (registry.is_pp_supported_model):
 # the encoder-only embedding models above and whisper.WhisperForConditionalGeneration.
 NO_PP = [*POOLING_ONLY, "WhisperForConditionalGeneration"]

@@ -4,6 +4,7 @@ from tools.rulepack.expr import (
     GEMMA3_SLIDING_WINDOW_CAPS,
     SLIDING_WINDOW_CAPS,
     ST_MAX_LEN,
+    TOKENIZER_CAPS_LEN,
     WHISPER_LEN_KEY,
     A,
     R,
@@ -32,7 +33,8 @@ _INT_LEN = (
 # Gemma 3's sliding window is not multiplied by anything: vLLM prints the int (sliding_window=1024).
 # A sentence-transformers max_seq_length is printed as the int it is (max_position_embeddings=256).
 _PY_FLOAT = (
-    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} || ({ST_MAX_LEN}) ? string(int({_DERIVED_LEN})) : "
+    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} || ({ST_MAX_LEN}) || ({TOKENIZER_CAPS_LEN}) ? "
+    f"string(int({_DERIVED_LEN})) : "
     f'({_DERIVED_LEN} == double(int({_DERIVED_LEN})) ? string(int({_DERIVED_LEN})) + ".0" : '
     f"string({_DERIVED_LEN})))"
 )
