@@ -18,27 +18,35 @@ _NO_OVERRIDE = (
     '["awq", "gptq", "awq_marlin", "gptq_marlin", "auto_awq", "auto_gptq", "moe_wna16", '
     '"modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed"]'
 )
-# AWQ, GPTQ and compressed-tensors checkpoints (their quant_method): the --quantization
-# names that claim such a checkpoint in some release 0.20.0-0.34.0 (the checkpoint's own name, or an
-# override_quantization_method() that returns a name for it given that user_quant): awq_marlin (0.20-0.23:
-# user None/marlin/awq_marlin), auto_awq (0.24+: None/awq/awq_marlin/auto_awq/marlin), gptq_marlin (0.20-0.21:
-# None/marlin/gptq_marlin), auto_gptq (0.22+: None/gptq/gptq_marlin/auto_gptq/marlin), moe_wna16 (4/8-bit
-# AWQ/GPTQ when named), humming (0.20+, whenever named), gguf (0.20-0.23, whenever named), cpu_awq (a CPU
-# platform). inc claims auto-round checkpoints only, the modelopt family ModelOpt ones only, mxfp4 gpt-oss's.
-# Any other name is refused with the mismatch (real vLLM 0.20.0, 0.27.1 and 0.34.0: awq checkpoint with gptq
-# or fp8, gptq checkpoint with awq or bitsandbytes, compressed-tensors with fp8 or awq); a name some release
-# lacks is refused at parsing there first. The union over releases only ever makes the rule accept more.
+# AWQ, GPTQ and compressed-tensors checkpoints (their quant_method): the --quantization names that claim
+# such a checkpoint (the checkpoint's own name, or an override_quantization_method() that returns a name for
+# it given that user_quant), per release: awq_marlin (0.20-0.23: user None/marlin/awq_marlin), auto_awq
+# (0.24+: None/awq/awq_marlin/auto_awq/marlin), gptq_marlin (0.20-0.21: None/marlin/gptq_marlin), auto_gptq
+# (0.22+: None/gptq/gptq_marlin/auto_gptq/marlin), moe_wna16 (4/8-bit AWQ/GPTQ when named), humming
+# (whenever named), gguf (0.20-0.23 only: gguf.py's override, whenever named). inc claims auto-round
+# checkpoints only, the modelopt family ModelOpt ones only, mxfp4 gpt-oss's, cpu_awq AWQ ones on a CPU
+# platform only. Any other name is refused with the mismatch (real vLLM 0.20.0, 0.27.1 and 0.34.0: awq
+# checkpoint with gptq, gptq_marlin, fp8 or compressed-tensors, and gguf from 0.24; auto_awq / auto_gptq
+# before they exist as overrides; gptq checkpoint with awq, awq_marlin, fp8 or bitsandbytes; compressed-
+# tensors with fp8, awq, modelopt, gguf from 0.24). A name some release lacks is refused at parsing there
+# first.
 _CLAIMED_BY = {
-    "awq": ["awq", "awq_marlin", "auto_awq", "marlin", "moe_wna16", "humming", "gguf", "cpu_awq"],
-    "gptq": ["gptq", "gptq_marlin", "auto_gptq", "marlin", "moe_wna16", "humming", "gguf"],
-    "compressed-tensors": ["compressed-tensors", "humming", "gguf"],
+    "awq": ["awq", "awq_marlin", "marlin", "moe_wna16", "humming"],
+    "gptq": ["gptq", "gptq_marlin", "marlin", "moe_wna16", "humming"],
+    "compressed-tensors": ["compressed-tensors", "humming"],
 }
 _CLAIMED_BY_CEL = "{" + ", ".join(f'"{k}": {q(v)}' for k, v in _CLAIMED_BY.items()) + "}"
 _WNA_CKPT = (
     f"(has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && "
     f"{_QC}.quant_method in {q(list(_CLAIMED_BY))})"
 )
-_WNA_MISMATCH = f"({_WNA_CKPT} && !(args.quantization in {_CLAIMED_BY_CEL}[{_QC}.quant_method]))"
+_CLAIMED = (
+    f"(args.quantization in {_CLAIMED_BY_CEL}[{_QC}.quant_method] || "
+    f'(vllm.minor <= 23 && args.quantization == "gguf") || '
+    f'(vllm.minor >= 24 && {_QC}.quant_method == "awq" && args.quantization == "auto_awq") || '
+    f'(vllm.minor >= 22 && {_QC}.quant_method == "gptq" && args.quantization == "auto_gptq"))'
+)
+_WNA_MISMATCH = f"({_WNA_CKPT} && !{_CLAIMED})"
 # The activation dtypes Fp8Config.get_supported_act_dtypes() accepts: [torch.bfloat16, torch.half].
 _Q_FP8 = f'({A("quantization")} && args.quantization == "fp8")'
 _FP8_ON = f"({_FP8_CKPT} && (!{A('quantization')} || {_Q_FP8})) || {_Q_FP8}"
@@ -53,6 +61,16 @@ _HALF_ONLY = (
 )
 _NOT_HALF = f'{A("dtype")} && args.dtype in ["bfloat16", "float32", "float"]'
 _FP8_MSG_COND = f"({_FP32} && ({_FP8_ON}))"
+# --dtype float32 on an AWQ (0.24.0+) / GPTQ (0.22.0+) checkpoint that auto_awq / auto_gptq claims (no
+# --quantization, or a name they take): their activation dtypes are [torch.float16, torch.bfloat16] (real vLLM
+# 0.27.1 and 0.34.0: "torch.float32 is not supported for quantization method auto_awq").
+_AUTO_METHOD = (
+    f'(vllm.minor >= 24 && {_QC}.quant_method == "awq" && (!{A("quantization")} || '
+    f'args.quantization in ["awq", "awq_marlin", "auto_awq", "marlin"])) ? "auto_awq" : '
+    f'(vllm.minor >= 22 && {_QC}.quant_method == "gptq" && (!{A("quantization")} || '
+    f'args.quantization in ["gptq", "gptq_marlin", "auto_gptq", "marlin"])) ? "auto_gptq" : ""'
+)
+_AUTO_FP32 = f'({_FP32} && {_WNA_CKPT} && ({_AUTO_METHOD}) != "")'
 
 RULES = [
     R(
@@ -85,7 +103,10 @@ RULES = [
     R(
         "quantization-fp8-activation-dtype",
         "is not supported for quantization method",
-        f"({_FP32} && ({_FP8_ON})) || ({_NOT_HALF} && {A('quantization')} && {_WNA_CKPT} && ({_HALF_ONLY}))",
+        (
+            f"({_FP32} && ({_FP8_ON})) || ({_NOT_HALF} && {A('quantization')} && {_WNA_CKPT} && "
+            f"({_HALF_ONLY})) || {_AUTO_FP32}"
+        ),
         ["dtype", "quantization", "model"],
         [
             "Use --dtype bfloat16 (or float16, or auto) with FP8 quantization",
@@ -97,14 +118,17 @@ RULES = [
             "activation dtypes; FP8 (an FP8 checkpoint's quant_method, or --quantization fp8) supports "
             "bfloat16 and float16, so --dtype float32 is refused; --quantization awq (before 0.24.0) or gptq "
             "(before 0.22.0) on a checkpoint of that method forces AWQConfig / GPTQConfig, which support "
-            "float16 only. Other methods' dtypes are not modelled."
+            "float16 only; auto_awq (0.24.0+) / auto_gptq (0.22.0+), which claim such checkpoints, float16 "
+            "and bfloat16. Other methods' dtypes are not modelled."
         ),
         ["quantization", "model"],
         needs=["model.config"],
         fix={"set": {"dtype": "bfloat16"}},
         message_template=(
             "{{ " + _FP8_MSG_COND + ' ? "torch.float32 is not supported for quantization method fp8. '
-            'Supported dtypes: [torch.bfloat16, torch.float16]" : '
+            'Supported dtypes: [torch.bfloat16, torch.float16]" : ' + _AUTO_FP32 + ' ? "torch.float32 is not '
+            'supported for quantization method " + (' + _AUTO_METHOD + ') + ". Supported dtypes: '
+            '[torch.float16, torch.bfloat16]" : '
             '((args.dtype == "bfloat16" ? "torch.bfloat16" : "torch.float32") + '
             '" is not supported for quantization method " + args.quantization + '
             '". Supported dtypes: [torch.float16]") }}'
