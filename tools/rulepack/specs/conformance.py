@@ -72,6 +72,18 @@ _AUTO_METHOD = (
 )
 _AUTO_FP32 = f'({_FP32} && {_WNA_CKPT} && ({_AUTO_METHOD}) != "")'
 
+# ModelConfig._verify_quantization (0.20.0-0.34.0): a method in DEPRECATED_QUANTIZATION_METHODS (fbgemm_fp8 in
+# every release; tpu_int8 and fp_quant, listed in some, are not modelled: the CUDA platform's own check comes
+# first) is refused unless --allow-deprecated-quantization, whether named with --quantization or read from the
+# checkpoint's quantization_config (e.g. meta-llama/Llama-3.1-405B-Instruct-FP8). vLLM passes the method as a
+# second argument of ValueError instead of formatting it, so the text users see is the tuple's repr (real vLLM
+# 0.20.0, 0.27.1 and 0.34.0).
+_DEPRECATED_METHOD = (
+    f'(({A("quantization")} && args.quantization == "fbgemm_fp8") || (!{A("quantization")} && '
+    f"has(model.config) && has({_QC}) && type({_QC}) == map && has({_QC}.quant_method) && "
+    f'{_QC}.quant_method == "fbgemm_fp8"))'
+)
+
 RULES = [
     R(
         "quantization-vs-checkpoint-method",
@@ -98,6 +110,28 @@ RULES = [
             "Quantization method specified in the model config ({{ " + _QC + ".quant_method }}) does not "
             "match the quantization method specified in the `quantization` argument "
             "({{ args.quantization }})."
+        ),
+    ),
+    R(
+        "quantization-method-deprecated",
+        "is deprecated and will be removed in future versions of vLLM. To bypass",
+        f"{_DEPRECATED_METHOD} && !(has(args.allow_deprecated_quantization) && "
+        "args.allow_deprecated_quantization == true)",
+        ["quantization", "allow_deprecated_quantization", "model"],
+        [
+            "Add --allow-deprecated-quantization (the method still works, with a warning)",
+            "Serve a checkpoint quantized with a supported method (e.g. FP8 via compressed-tensors)",
+        ],
+        (
+            "ModelConfig._verify_quantization: a deprecated quantization method (fbgemm_fp8), named with "
+            "--quantization or read from the checkpoint's quantization_config, needs "
+            "--allow-deprecated-quantization."
+        ),
+        ["quantization", "model"],
+        fix={"set": {"allow_deprecated_quantization": True}},
+        message_template=(
+            "('The quantization method %s is deprecated and will be removed in future versions of vLLM. To "
+            "bypass, set `--allow-deprecated-quantization`.', 'fbgemm_fp8')"
         ),
     ),
     R(
@@ -151,7 +185,28 @@ _DSV3 = {
     },
 }
 
+_LLAMA_405B_FP8 = {
+    "name": "meta-llama/Llama-3.1-405B-Instruct-FP8",
+    "architecture": "LlamaForCausalLM",
+    "config": {
+        "model_type": "llama",
+        "num_attention_heads": 128,
+        "quantization_config": {
+            "activation_scale_ub": 1200.0,
+            "modules_to_not_convert": [],
+            "quant_method": "fbgemm_fp8",
+        },
+    },
+}
+
 CASES = {
+    "quantization-method-deprecated": (
+        {"model": _LLAMA_405B_FP8, "args": {"tensor_parallel_size": 8}},
+        {
+            "model": _LLAMA_405B_FP8,
+            "args": {"tensor_parallel_size": 8, "allow_deprecated_quantization": True},
+        },
+    ),
     "quantization-vs-checkpoint-method": (
         {"model": _DSV3, "args": {"quantization": "awq", "tensor_parallel_size": 8}},
         {"model": _DSV3, "args": {"quantization": "fp8", "tensor_parallel_size": 8}},
