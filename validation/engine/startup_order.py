@@ -12,7 +12,7 @@ BEFORE: dict[str, str] = {
     "hf_overrides": "spec-num-speculative-tokens-positive",
     "kv_cache_dtype": "external-dp-requires-moe",
     "quantization": "max-model-len-positive",
-    "reasoning_parser": "cudagraph-max-size-matches-sizes",
+    "reasoning_parser": "cudagraph-capture-sizes-not-empty",
     "speculative_config": "spec-num-speculative-tokens-positive",
     "speculative_config.method": "numa-bind-lists-require-numa-bind",
 }
