@@ -8,9 +8,9 @@ check not listed keeps the catalog's place: before every rule.
 """
 
 BEFORE: dict[str, str] = {
-    "attention_backend": "sampling-replay-adaptive-verification",
+    "attention_backend": "async-scheduling-spec-method-0.25",
     "hf_overrides": "spec-num-speculative-tokens-positive",
-    "kv_cache_dtype": "external-dp-requires-moe",
+    "kv_cache_dtype": "dp-external-lb-requires-rank",
     "quantization": "max-model-len-positive",
     "reasoning_parser": "cudagraph-capture-sizes-not-empty",
     "speculative_config": "spec-num-speculative-tokens-positive",
