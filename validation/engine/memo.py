@@ -48,22 +48,27 @@ def freeze(value: Any) -> Any:
     if kind is float:
         return (kind, value.hex())
     # Containers: their scalar items frozen in place (a model's config.json has hundreds). A dict or a list
-    # is told apart before asking the ABC (a Mapping check costs about as much as the freezing).
+    # is told apart before asking the ABC (a Mapping check costs about as much as the freezing). Loops, not
+    # comprehensions: this interpreter makes a function of each comprehension, per call.
     if kind is dict or (kind is not list and isinstance(value, Mapping)):
-        return (
-            kind,
-            tuple(
-                [
-                    (
-                        (tk, k) if (tk := type(k)) in _SCALARS else freeze(k),
-                        (tv, v) if (tv := type(v)) in _SCALARS else freeze(v),
-                    )
-                    for k, v in value.items()
-                ]
-            ),
-        )
+        if not value:
+            return (kind, ())
+        pairs = []
+        add = pairs.append
+        for k, v in value.items():
+            tk = type(k)
+            tv = type(v)
+            add(((tk, k) if tk in _SCALARS else freeze(k), (tv, v) if tv in _SCALARS else freeze(v)))
+        return (kind, tuple(pairs))
     if kind is list or isinstance(value, list | tuple):
-        return (kind, tuple([(tv, v) if (tv := type(v)) in _SCALARS else freeze(v) for v in value]))
+        if not value:
+            return (kind, ())
+        items = []
+        add = items.append
+        for v in value:
+            tv = type(v)
+            add((tv, v) if tv in _SCALARS else freeze(v))
+        return (kind, tuple(items))
     raise TypeError(f"no memo key for a {kind.__name__}")
 
 
