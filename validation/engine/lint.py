@@ -7,7 +7,7 @@ from operator import itemgetter
 from typing import Any
 
 from .catalog import Catalog
-from .checks import check_catalog
+from .checks import catalog_index, check_catalog
 from .rules import CompiledRuleSet
 from .types import SEVERITY_ORDER, Finding, Verdict, new_verdict
 
@@ -66,16 +66,30 @@ def validate(
     # The rules' findings come ranked (rules.Ranked); one sort, in vLLM's order: by severity; then the rules'
     # findings of the catalog category (by position), the catalog's checks (in the order checked), the other
     # rules' findings (by position).
-    # The arguments' values the rules' memo keys freeze, kept for the catalog checks' keys (``frozen``).
-    frozen: dict[str, Any] = {}
-    version, ranked = ruleset.findings(
-        doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, frozen=frozen
-    )
-    checked = (
-        check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain, frozen=frozen)
-        if catalog is not None
-        else ()
-    )
+    # The numbers of the arguments' values the rules' memo keys freeze, kept for the catalog checks' keys.
+    numbers: dict[str, int] = {}
+    if catalog is not None and memo and not plain:
+        # The catalog's checks of the arguments made in the rules' pass over them (one pass, not two).
+        checked: list[Finding] = []
+        version, ranked = ruleset.findings(
+            doc,
+            catalog=catalog,
+            waived=waived_ids,
+            memo=True,
+            numbers=numbers,
+            checks=(catalog_index(catalog), history, checked),
+        )
+    else:
+        version, ranked = ruleset.findings(
+            doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, numbers=numbers
+        )
+        checked = (
+            check_catalog(
+                doc.get("args") or {}, catalog, history=history, memo=memo and not plain, numbers=numbers
+            )
+            if catalog is not None
+            else []
+        )
     if checked:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
         said = {item[3].message for item in ranked if not item[3].waived}
@@ -85,7 +99,12 @@ def validate(
             if finding.rule in waived_ids:
                 finding = Finding(**{**finding.__dict__, "waived": True})
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
-    ranked.sort(key=_RANK)
+    try:
+        # (severity, order, position) tells every two findings apart (a rule gives one finding, a catalog
+        # check's position is its own): the tuples sort as they are, without a key tuple made for each.
+        ranked.sort()
+    except TypeError:  # two alike after all: then compared by their rank alone, as they come
+        ranked.sort(key=_RANK)
     return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
 
 
