@@ -25,13 +25,18 @@ def number(frozen: Any) -> int:
     rather than as nested tuples. Equal frozen values get one number and a number never stands for another
     value: past ``NUMBER_LIMIT`` values the table starts over but the count goes on, so a key made before
     only stops matching. (``setdefault`` keeps the first number two threads give one new value; ``next`` is
-    atomic.)"""
+    atomic.)
+
+    A string's number is also kept under the string itself (no frozen form is a bare string), so that a
+    caller numbering a str ``s`` may look up ``_NUMBERS.get(s)`` without making the pair ``(str, s)``."""
     found = _NUMBERS.get(frozen)
     if found is None:
         if len(_NUMBERS) >= NUMBER_LIMIT:
             _NUMBERS.clear()
             _NUMBERS[ABSENT] = ABSENT_NUMBER
         found = _NUMBERS.setdefault(frozen, next(_COUNT))
+    if type(frozen) is tuple and len(frozen) == 2 and frozen[0] is str:
+        _NUMBERS.setdefault(frozen[1], found)
     return found
 
 

@@ -1211,7 +1211,7 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if kind is str or kind is int or kind is bool:
                     if entry is not None:
-                        found = _NUMBERS.get((kind, value))
+                        found = _NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
                         if found is None:
                             found = number((kind, value))
                         values[entry[0]] = found
@@ -1248,7 +1248,7 @@ class _ReleasePlan:
                     # another value frozen once, its number kept for the catalog checks (``numbers``).
                     kind = type(value)
                     if kind is str or kind is int or kind is bool:
-                        found = _NUMBERS.get((kind, value))
+                        found = _NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
                         if found is None:
                             found = number((kind, value))
                     else:
@@ -1273,8 +1273,12 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None:
                     kind = type(value)
-                    scalar = kind is str or kind is int or kind is bool
-                    found = _NUMBERS.get((kind, value)) if scalar else None
+                    if kind is str:
+                        found = _NUMBERS.get(value)  # see memo.number
+                    elif kind is int or kind is bool:
+                        found = _NUMBERS.get((kind, value))
+                    else:
+                        found = None
                     if found is None:
                         try:
                             found = _number_of(value)
@@ -1290,8 +1294,12 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
                     kind = type(value)
-                    scalar = kind is str or kind is int or kind is bool
-                    found = _NUMBERS.get((kind, value)) if scalar else None
+                    if kind is str:
+                        found = _NUMBERS.get(value)  # see memo.number
+                    elif kind is int or kind is bool:
+                        found = _NUMBERS.get((kind, value))
+                    else:
+                        found = None
                     if found is None:
                         try:
                             found = (
