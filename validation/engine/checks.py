@@ -516,9 +516,12 @@ def check_argument(
         # A known argument's findings depend on its value and on the truth of the arguments its value
         # checks require: reused when they recur. An argument whose findings only its spec decides (see
         # `CatalogIndex.shared_signature`) shares them with every release whose spec of it checks the
-        # same way. (A str, int or bool is keyed by its type and itself: its frozen form written out.)
+        # same way. (A str, int or bool is keyed by its type and itself, its frozen form written out, and
+        # kept with its number: ``scalar_outcome``.)
         spec, table, prefix, requires = entry
         kind = type(value)
+        if not requires and (kind is str or kind is int or kind is bool):
+            return scalar_outcome(index, name, value, args)[0], True
         try:
             if requires:
                 key: tuple[Any, ...] | None = (
@@ -526,8 +529,6 @@ def check_argument(
                     _number(name, value, numbers),
                     tuple([not args.get(r) for r in requires]),
                 )
-            elif kind is str or kind is int or kind is bool:
-                key = (prefix, kind, value)
             else:
                 key = (prefix, _number(name, value, numbers))
         except TypeError:
@@ -569,6 +570,28 @@ def check_argument(
 # (``rules._ReleasePlan.inputs``) rather than in a pass of their own: the catalog's index, the release
 # history and the list that receives the findings in the arguments' order (as ``check_catalog`` gives them).
 ArgumentChecks = tuple[CatalogIndex, Mapping[str, Catalog] | None, list[Finding]]
+
+
+def scalar_outcome(
+    index: CatalogIndex, name: str, value: str | int | bool, args: Mapping[str, Any]
+) -> tuple[tuple[Finding, ...], int]:
+    """The findings of a known argument with a str, int or bool value none of whose checks requires another
+    argument, and the value's number (``memo.number``): both kept in its memo table under (its table's
+    prefix, type, value), so that the engine's pass over a profile's arguments gets the number the rules key
+    their outcomes with from the same lookup (``rules._ReleasePlan.inputs``)."""
+    spec, table, prefix, _requires = index.memo_entries[name]
+    kind = type(value)
+    key = (prefix, kind, value)
+    outcome = table.get(key)
+    if outcome is None:
+        found = _VALUE_NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
+        if found is None:
+            found = number((kind, value))
+        outcome = (tuple(_argument_findings(spec, name, value, index, args)), found)
+        if len(table) >= LIMIT:
+            table.clear()
+        table[key] = outcome
+    return outcome
 
 
 _NO_NUMBERS: Mapping[str, int] = {}

@@ -22,7 +22,7 @@ from packaging.version import Version
 
 from .catalog import Catalog
 from .cel_reads import LexError, _is_root, _key_at, read_set, tokens
-from .checks import ArgumentChecks, check_argument
+from .checks import ArgumentChecks, check_argument, scalar_outcome
 from .lazy import lazy_module
 from .memo import _NUMBERS, ABSENT, ABSENT_NUMBER, LIMIT, freeze, number
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
@@ -1200,8 +1200,8 @@ class _ReleasePlan:
         args = doc.get("args") or {}
         if checks is not None:
             # The catalog's check of each argument in the same pass: a str, int or bool argument whose checks
-            # require no other one is looked up in its memo table in place (``checks.check_argument``'s key);
-            # any other, or one first seen, checked by ``check_argument``.
+            # require no other one is looked up in its memo table in place (``checks.scalar_outcome``'s key),
+            # which also gives its value's number; any other checked by ``check_argument``.
             index, history, found_checks = checks
             memo_entries = index.memo_entries
             if numbers is None:
@@ -1210,18 +1210,23 @@ class _ReleasePlan:
                 kind = type(value)
                 entry = by_key.get(key)
                 if kind is str or kind is int or kind is bool:
-                    if entry is not None:
-                        found = _NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
-                        if found is None:
-                            found = number((kind, value))
-                        values[entry[0]] = found
-                        touched.update(entry[1])
                     memo_entry = memo_entries.get(key)
                     if memo_entry is not None and not memo_entry[3]:
-                        checked = memo_entry[1].get((memo_entry[2], kind, value))
-                        if checked is None:
-                            checked = check_argument(index, key, value, args, history, True, numbers)[0]
+                        # Its catalog findings and its value's number in one lookup (``scalar_outcome``).
+                        outcome = memo_entry[1].get((memo_entry[2], kind, value))
+                        if outcome is None:
+                            outcome = scalar_outcome(index, key, value, args)
+                        checked, found = outcome
+                        if entry is not None:
+                            values[entry[0]] = found
+                            touched.update(entry[1])
                     else:
+                        if entry is not None:
+                            found = _NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
+                            if found is None:
+                                found = number((kind, value))
+                            values[entry[0]] = found
+                            touched.update(entry[1])
                         checked = check_argument(index, key, value, args, history, True, numbers)[0]
                 else:
                     if entry is not None:
