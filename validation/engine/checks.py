@@ -243,8 +243,9 @@ class CatalogIndex:
         self._value_texts: dict[tuple[str, str | None], tuple[frozenset[str], frozenset[str]]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        # The memo entries name this process' shared table and signature numbers: never carried to another.
-        return {**self.__dict__, "memo_entries": {}}
+        # The memo entries name this process' shared table and signature numbers, and the memoised outcomes
+        # hold its value numbers (``scalar_outcome``): never carried to another.
+        return {**self.__dict__, "memo_entries": {}, "outcomes": {}}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
