@@ -5,6 +5,12 @@ from celery import Celery
 from celery.signals import worker_init, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# Django's system checks run where a deployment starts, with its management commands: `migrate`
+# (docker-compose's web service, the Kubernetes migrate job), `bootstrap_admin` (scripts/run.sh), `check`.
+# A worker starting would run them again, which imports every URL configuration, view, serializer and admin
+# class: ~15 MB each worker kept for nothing (no task uses them). CELERY_SKIP_CHECKS= (empty) in a worker's
+# environment runs them there too.
+os.environ.setdefault("CELERY_SKIP_CHECKS", "true")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -37,6 +37,8 @@ class ModelConfigSerializer(serializers.ModelSerializer):
             "config",
             "files",
             "tokens",
+            "encoder_config",
+            "tokenizer_max_length",
         ]
         read_only_fields = fields
 
@@ -47,7 +49,11 @@ class ModelConfigSerializer(serializers.ModelSerializer):
 
 class ModelConfigListSerializer(ModelConfigSerializer):
     class Meta(ModelConfigSerializer.Meta):
-        fields = [f for f in ModelConfigSerializer.Meta.fields if f not in ("config", "files", "tokens")]
+        fields = [
+            f
+            for f in ModelConfigSerializer.Meta.fields
+            if f not in ("config", "files", "tokens", "encoder_config", "tokenizer_max_length")
+        ]
         read_only_fields = fields
 
 

@@ -61,6 +61,8 @@ def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) ->
             commit=result.commit,
             files=list(result.files) if result.files is not None else None,
             tokens=result.tokens,
+            encoder_config=result.encoder_config,
+            tokenizer_max_length=result.tokenizer_max_length,
             error="",
             uploaded_by=None,
         )
@@ -116,9 +118,13 @@ def profiles_recheck(config: ModelConfig):
 
 def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
     """Fetch a stored config again; the profiles that read it are re-checked when it changed."""
-    before = (config.config, config.error, config.files, config.tokens)
+
+    def facts(row):
+        return (row.config, row.error, row.files, row.tokens, row.encoder_config, row.tokenizer_max_length)
+
+    before = facts(config)
     config = model_config_fetch(config.repo, config.revision, force=True)
-    if (config.config, config.error, config.files, config.tokens) != before:
+    if facts(config) != before:
         profiles_recheck(config)
     return config
 
@@ -144,6 +150,8 @@ def model_config_upload(*, actor, repo: str, revision: str = "", config: Any) ->
         commit="",
         files=None,  # an uploaded config.json says nothing of the other files
         tokens=None,
+        encoder_config=None,
+        tokenizer_max_length=None,
         error="",
         uploaded_by=actor if getattr(actor, "pk", None) else None,
     )

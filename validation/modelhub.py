@@ -67,6 +67,8 @@ class Resolution:
     # What the checkpoint holds beside config.json (None: not known), see :func:`checkpoint_facts`
     files: tuple[str, ...] | None = None
     tokens: dict[str, bool] | None = None
+    encoder_config: dict[str, Any] | None = None  # see :func:`sentence_transformers_config`
+    tokenizer_max_length: int | None = None  # see :func:`tokenizer_max_length`
 
 
 @dataclass(frozen=True)
@@ -226,8 +228,15 @@ def _read_local(directory: Path) -> Resolution:
     path = directory / CONFIG_NAME
     try:
         config = parse_config(path.read_bytes(), where=str(path))
-        files, tokens = checkpoint_facts(directory)
-        return Resolution(config, "local", files=files, tokens=tokens)
+        files, tokens, encoder, max_length = checkpoint_facts(directory)
+        return Resolution(
+            config,
+            "local",
+            files=files,
+            tokens=tokens,
+            encoder_config=encoder,
+            tokenizer_max_length=max_length,
+        )
     except FileNotFoundError:
         return Resolution(None, "", error=f"the directory {directory} has no {CONFIG_NAME}")
     except (OSError, ValueError) as exc:
@@ -320,23 +329,61 @@ def tokenizer_tokens(paths: Mapping[str, Path]) -> dict[str, bool] | None:
     return {token: token in known for token in PROBE_TOKENS}
 
 
-def checkpoint_facts(directory: Path) -> tuple[tuple[str, ...] | None, dict[str, bool] | None]:
+# sentence-transformers' configuration files, in the order vLLM looks for them
+# (transformers_utils/config.py get_sentence_transformer_tokenizer_config, the same in 0.20.0-0.34.0).
+SENTENCE_TRANSFORMERS_FILES = (
+    "sentence_bert_config.json",
+    "sentence_roberta_config.json",
+    "sentence_distilbert_config.json",
+    "sentence_camembert_config.json",
+    "sentence_albert_config.json",
+    "sentence_xlm-roberta_config.json",
+    "sentence_xlnet_config.json",
+)
+
+
+def sentence_transformers_config(files: tuple[str, ...], read: Any) -> dict[str, Any] | None:
+    """vLLM's ``ModelConfig.encoder_config``: the first of :data:`SENTENCE_TRANSFORMERS_FILES` the checkpoint
+    has that parses to a non-empty object, when it holds ``max_seq_length`` (which then replaces the model's
+    derived maximum length); else None. ``read(name)`` gives a file's parsed JSON (None when unreadable)."""
+    for name in SENTENCE_TRANSFORMERS_FILES:
+        if name in files:
+            body = read(name)
+            if isinstance(body, dict) and body:
+                return body if "max_seq_length" in body else None
+    return None
+
+
+def tokenizer_max_length(paths: Mapping[str, Path]) -> int | None:
+    """tokenizer_config.json's model_max_length (an int), which vLLM takes as a cap of the derived length of a
+    pooling model with absolute position embeddings (``ModelConfig.get_and_verify_max_len``); None when the
+    file or the key is missing (no cap)."""
+    config = _read_json_file(paths["tokenizer_config.json"]) if "tokenizer_config.json" in paths else None
+    value = config.get("model_max_length") if isinstance(config, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+CheckpointFacts = tuple[tuple[str, ...] | None, dict[str, bool] | None, dict[str, Any] | None, int | None]
+
+
+def checkpoint_facts(directory: Path) -> CheckpointFacts:
     """What vLLM sees of a checkpoint folder (a local model directory, or a snapshot of the HF cache) beside
     config.json: the names of its ``*.json`` files (``glob(os.path.join(folder, "*.json"))`` in
     ``weight_utils.get_quant_config``, which looks for a quantization method's config file among them),
-    and which :data:`PROBE_TOKENS` its tokenizer holds. Reads the tokenizer's files once (at a fetch)."""
+    which :data:`PROBE_TOKENS` its tokenizer holds, its sentence-transformers config
+    (:func:`sentence_transformers_config`) and its tokenizer's model_max_length. Reads the tokenizer's files
+    once (at a fetch)."""
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.name.endswith(".json"))
     except OSError:
-        return None, None
+        return None, None, None, None
     files = tuple(name for name in names if not name.startswith(".") and (directory / name).is_file())
     paths = {name: directory / name for name in TOKENIZER_FILES if name in files}
-    return files, tokenizer_tokens(paths)
+    encoder = sentence_transformers_config(files, lambda name: _read_json_file(directory / name))
+    return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
 
 
-def _checkpoint_of(
-    repo: str, revision: str, config_path: str, settings: HubSettings
-) -> tuple[tuple[str, ...] | None, dict[str, bool] | None]:
+def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSettings) -> CheckpointFacts:
     """The checkpoint facts of a repository whose config.json is at ``config_path``. Offline, vLLM's own
     ``snapshot_download(local_files_only=True)`` sees the cached snapshot alone: so does this. Online, the
     repository's root ``*.json`` files (what vLLM's ``snapshot_download(allow_patterns="*.json")`` fetches)
@@ -352,13 +399,16 @@ def _checkpoint_of(
             repo, revision=revision or None
         )
     except Exception:
-        _, tokens = checkpoint_facts(snapshot)
-        return None, tokens
+        _, tokens, encoder, max_length = checkpoint_facts(snapshot)
+        return None, tokens, encoder, max_length
     files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
     paths = {
         name: Path(_hub_file(repo, name, revision, settings)) for name in TOKENIZER_FILES if name in files
     }
-    return files, tokenizer_tokens(paths)
+    encoder = sentence_transformers_config(
+        files, lambda name: _read_json_file(Path(_hub_file(repo, name, revision, settings)))
+    )
+    return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
 
 
 # Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
@@ -481,7 +531,7 @@ def _attempt(repo: str, revision: str, settings: HubSettings, wait: float, force
         try:  # what the checkpoint holds beside config.json: known or not, never an error of the fetch
             outcome["checkpoint"] = _checkpoint_of(repo, revision, outcome["path"], settings)
         except Exception:
-            outcome["checkpoint"] = (None, None)
+            outcome["checkpoint"] = (None, None, None, None)
 
     worker = threading.Thread(target=run, name=f"hf-config-{repo}", daemon=True)
     worker.start()
@@ -529,13 +579,15 @@ def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = Fal
             config = parse_config(handle.read(), where=CONFIG_NAME)
     except (OSError, ValueError) as exc:
         return Resolution(None, "", error=str(exc))
-    files, tokens = outcome.get("checkpoint") or (None, None)
+    files, tokens, encoder, max_length = outcome.get("checkpoint") or (None, None, None, None)
     return Resolution(
         config,
         "cache" if settings.offline else "hub",
         commit=_commit_of(path),
         files=files,
         tokens=tokens,
+        encoder_config=encoder,
+        tokenizer_max_length=max_length,
     )
 
 
@@ -589,6 +641,8 @@ class Stored:
     error: str = ""
     files: list[str] | tuple[str, ...] | None = None  # the checkpoint's *.json names; None: not known
     tokens: Mapping[str, bool] | None = None  # PROBE_TOKENS -> in the tokenizer; None: not known
+    encoder_config: Mapping[str, Any] | None = None  # the sentence-transformers config; None: none or unknown
+    tokenizer_max_length: int | None = None  # tokenizer_config.json's model_max_length; None: none or unknown
 
 
 @dataclass(frozen=True)
@@ -601,10 +655,16 @@ class ModelFacts:
     # say "could not verify" (a pasted config.json, --hf-config-path, another --tokenizer, an old row).
     files: list[str] | None = None
     tokens: dict[str, bool] | None = None
+    # `model.encoder_config`: the checkpoint's sentence-transformers config (sentence_bert_config.json ...)
+    # when it has one with max_seq_length, which replaces the derived maximum length in vLLM; else None.
+    encoder_config: dict[str, Any] | None = None
+    # `model.tokenizer_max_length`: the model's tokenizer_config.json model_max_length (None: none, unknown,
+    # or another --tokenizer), which caps a pooling model's length when its position embeddings are absolute.
+    tokenizer_max_length: int | None = None
 
     def add_to(self, document: dict[str, Any]) -> dict[str, Any]:
         """Put the facts beyond config.json into a document built from :attr:`config` (``model.draft``,
-        ``model.files``, ``model.tokens``)."""
+        ``model.files``, ``model.tokens``, ``model.encoder_config``, ``model.tokenizer_max_length``)."""
         model = document["model"]
         if self.draft:
             model["draft"] = self.draft
@@ -612,6 +672,10 @@ class ModelFacts:
             model["files"] = self.files
         if self.tokens is not None:
             model["tokens"] = self.tokens
+        if self.encoder_config is not None:
+            model["encoder_config"] = self.encoder_config
+        if self.tokenizer_max_length is not None:
+            model["tokenizer_max_length"] = self.tokenizer_max_length
         return document
 
 
@@ -637,6 +701,8 @@ def model_facts(
     draft: dict[str, Any] | None = None
     files: list[str] | None = None
     tokens: dict[str, bool] | None = None
+    encoder: dict[str, Any] | None = None
+    max_length: int | None = None
     unresolved: list[tuple[ModelRef, str]] = []
     for ref in model_refs(model, args or {}):
         if ref.role == "model" and explicit_config:
@@ -654,15 +720,19 @@ def model_facts(
             if ref.repo == ref.model:  # not --hf-config-path: the row's folder is the model's
                 if row.files is not None:
                     files = list(row.files)
+                if row.encoder_config is not None:
+                    encoder = dict(row.encoder_config)
                 if row.tokens is not None and _tokenizer_is_model(ref.model, args or {}):
                     tokens = dict(row.tokens)
+                if row.tokenizer_max_length is not None and _tokenizer_is_model(ref.model, args or {}):
+                    max_length = row.tokenizer_max_length
         else:
             draft = {"name": ref.model, "config": dict(row.config)}
             if arch := architecture(row.config):
                 draft["architecture"] = arch
     if config is None and explicit_config and not model:
         config = dict(explicit_config)
-    return ModelFacts(config, draft, tuple(unresolved), files, tokens)
+    return ModelFacts(config, draft, tuple(unresolved), files, tokens, encoder, max_length)
 
 
 def resolve_facts(
@@ -679,7 +749,14 @@ def resolve_facts(
             continue
         result = resolve(ref.repo, ref.revision, settings=settings)
         stored[ref.role] = Stored(
-            ref.repo, ref.revision, result.config, result.error, result.files, result.tokens
+            ref.repo,
+            ref.revision,
+            result.config,
+            result.error,
+            result.files,
+            result.tokens,
+            result.encoder_config,
+            result.tokenizer_max_length,
         )
     return model_facts(model, args, explicit_config=explicit_config, stored=stored)
 

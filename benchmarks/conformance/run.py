@@ -119,6 +119,17 @@ def load_known() -> dict[str, dict]:
     return (yaml.safe_load(read_text(KNOWN)) or {}).get("disagreements") or {}
 
 
+PAIR_ID = re.compile(r"^pair[a-z]*-\d+\.\d+\.\d+-(.+)$")
+
+
+def pair_reason(case_id: str, reasons: dict[str, dict]) -> dict | None:
+    """A pair case (make_pairs.py: ``pair-RELEASE-A+B``) inherits the known reason of either of its cases:
+    vLLM may name that one first, which the product cannot know."""
+    m = PAIR_ID.match(case_id)
+    parts = m.group(1).split("+") if m else []
+    return next((reasons[p] for p in parts if p in reasons), None)
+
+
 def release_key(v: str) -> tuple:
     return tuple(int(x) for x in re.findall(r"\d+", v))
 
@@ -937,16 +948,24 @@ def main() -> None:
             )
 
         rows, agree_n, judged, kinds = [], 0, 0, {}
+        first_n, first_judged, not_first = 0, 0, []
         for c, v, p in zip(rcases, verdicts, pvs, strict=True):
             agree, match = compare(v, p)
             if agree != "n/a":
                 judged += 1
                 agree_n += agree == "yes"
+            if agree == "yes" and needs_message_match(v) and p.errors:
+                # vLLM stops at its first problem: is the product's first error the one vLLM raised?
+                first_judged += 1
+                if message_matches(vllm_text(v), p.errors[0].get("message") or ""):
+                    first_n += 1
+                else:
+                    not_first.append(f"{c['id']} (first: {p.errors[0].get('rule')}; vLLM's: {match})")
             cell = agree
             if agree == "no":
                 k = disagreement_kind(v, p, match)
                 kinds[k] = kinds.get(k, 0) + 1
-                why = reasons.get(c["id"])
+                why = reasons.get(c["id"]) or pair_reason(c["id"], reasons)
                 cell = f"no ({why['needs']})" if why else "no (unlisted)"
                 listed.setdefault(c["id"], []).append(rel)
             rows.append(f"| `{c['id']}` | {rel} | {vllm_cell(v)} | {product_cell(p, match)} | {cell} |")
@@ -956,6 +975,10 @@ def main() -> None:
         if kinds:
             ranked = sorted(kinds.items(), key=lambda kv: -kv[1])
             line += " (disagreements: " + ", ".join(f"{k} {n}" for k, n in ranked) + ")"
+        if first_judged:
+            line += f"; vLLM's message is the product's first error in {first_n}/{first_judged} refusals"
+            for item in not_first:
+                print(f"[{rel}] not first: {item}", file=sys.stderr)
         summaries.append(line)
         sections.append(
             "\n".join(
@@ -984,7 +1007,9 @@ def main() -> None:
         "Agreement = same refuse/accept decision (product exit 1 or 2 = refuse); and when vLLM refuses with "
         "its own message after argument parsing, one of the product's error findings (or its exit-2 error "
         "text) has vLLM's message (whitespace-normalised; `{...}` placeholders match any text). Argparse "
-        "errors and pydantic field constraints: decision only. See README.md.",
+        "errors and pydantic field constraints: decision only. See README.md. vLLM stops at its first "
+        "problem: each release's line also says in how many of vLLM's refusals with its own message the "
+        "product's FIRST error is that message (the pair cases, `cases/pairs*.yaml`, carry two mistakes).",
         "",
         *[f"- {s}" for s in summaries],
         "",
@@ -1000,7 +1025,11 @@ def main() -> None:
             "|---|---|---|---|",
         ]
         for cid, rels in listed.items():
-            why = reasons.get(cid) or {"needs": "**unlisted**", "reason": "no reason recorded"}
+            why = (
+                reasons.get(cid)
+                or pair_reason(cid, reasons)
+                or {"needs": "**unlisted**", "reason": "no reason recorded"}
+            )
             head.append(f"| `{cid}` | {', '.join(rels)} | {why['needs']} | {md_escape(why['reason'], 400)} |")
         head.append("")
     if timings:

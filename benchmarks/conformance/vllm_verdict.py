@@ -66,6 +66,22 @@ MODEL_DIRS = {
     "ibm-granite/granite-4.0-h-tiny": "granite-4.0-h-tiny",
     "intfloat/e5-mistral-7b-instruct": "e5-mistral-7b-instruct",
     "meta-llama/Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout-17B-16E-Instruct",
+    # models3.yaml
+    "meta-llama/Llama-3.1-70B-Instruct": "Llama-3.1-70B-Instruct",
+    "Qwen/Qwen2.5-72B-Instruct": "Qwen2.5-72B-Instruct",
+    "Qwen/Qwen3-235B-A22B": "Qwen3-235B-A22B",
+    "mistralai/Mistral-Nemo-Instruct-2407": "Mistral-Nemo-Instruct-2407",
+    "microsoft/phi-4": "phi-4",
+    "BAAI/bge-m3": "bge-m3",
+    "sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2",
+    "openai/whisper-large-v3": "whisper-large-v3",
+    "state-spaces/mamba-2.8b-hf": "mamba-2.8b-hf",
+    "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B": "DeepSeek-R1-Distill-Qwen-32B",
+    "Qwen/Qwen2.5-7B-Instruct-AWQ": "Qwen2.5-7B-Instruct-AWQ",
+    "Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4": "Qwen2.5-7B-Instruct-GPTQ-Int4",
+    "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8": "Meta-Llama-3.1-8B-Instruct-FP8",
+    "meta-llama/Llama-3.2-11B-Vision-Instruct": "Llama-3.2-11B-Vision-Instruct",
+    "BAAI/bge-reranker-v2-m3": "bge-reranker-v2-m3",
 }
 
 # Environment every case starts from (a case's own NAME=value assignments are applied on top).
@@ -321,13 +337,14 @@ class Harness:
 
     # -----------------------------------------------------------------------------------------------------
     def map_models(self, token: str) -> str:
-        for hub_id, d in MODEL_DIRS.items():
+        # Longest id first: "Qwen/Qwen2.5-7B-Instruct" is a prefix of "Qwen/Qwen2.5-7B-Instruct-AWQ".
+        for hub_id, d in sorted(MODEL_DIRS.items(), key=lambda kv: -len(kv[0])):
             if hub_id in token:
                 token = token.replace(hub_id, os.path.join(self.models_dir, d))
         return token
 
     def unmap_models(self, text: str) -> str:
-        for hub_id, d in MODEL_DIRS.items():
+        for hub_id, d in sorted(MODEL_DIRS.items(), key=lambda kv: -len(kv[1])):
             text = text.replace(os.path.join(self.models_dir, d), hub_id)
         return text
 

@@ -599,3 +599,37 @@ def test_a_finding_built_fast_is_the_finding_its_constructor_builds():
         new_finding(**{k: v for k, v in values.items() if k != "message"})
     with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
         new_finding(**values, nope=1)
+
+
+def test_quantization_marlin_is_a_claim_of_an_awq_or_gptq_checkpoint_not_an_unknown_method():
+    """vLLM checks --quantization against its methods only after a method claimed the checkpoint: awq_marlin /
+    auto_awq (gptq_marlin / auto_gptq) take "marlin" for an AWQ (GPTQ) checkpoint; for any other it is an
+    unknown method, as the catalog says."""
+    from validation.engine.lint import validate
+    from validation.engine.rules import compile_ruleset, load_pack
+
+    pack = Path(__file__).resolve().parents[2] / "validation" / "rulepacks" / "builtin.yaml"
+    ruleset = compile_ruleset(load_pack(pack.read_text()), version_id=1)
+
+    def errors(quant_method: str | None) -> list[str]:
+        config = {"model_type": "qwen2", "num_attention_heads": 28}
+        if quant_method:
+            config["quantization_config"] = {"quant_method": quant_method, "bits": 4, "group_size": 128}
+        doc = {
+            "kind": "serving",
+            "vllm": {"version": "0.34.0"},
+            "model": {
+                "name": "Qwen/Qwen2.5-7B-Instruct-AWQ",
+                "architecture": "Qwen2ForCausalLM",
+                "config": config,
+            },
+            "args": {"quantization": "marlin"},
+            "env": {},
+            "hardware": {},
+        }
+        verdict = validate(doc, ruleset=ruleset, catalog=catalog("0.34.0"))
+        return [f.rule for f in verdict.findings if f.severity == "error"]
+
+    assert errors("awq") == []
+    assert errors("gptq") == []
+    assert errors(None) == ["catalog-invalid-value"]

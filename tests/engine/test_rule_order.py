@@ -65,3 +65,61 @@ def test_command_line_errors_come_before_config_checks(ruleset):
     found = errors(ruleset, SEED_WITHOUT_V2_ENV + " --tensor-paralel-size 2", "0.31.0")
     assert found[0].category == "catalog" and found[0].rule == "catalog-unknown-argument"
     assert found[1].message == MRV2_MESSAGE
+
+
+# vLLM's own first error on command lines with two mistakes (benchmarks/conformance/cases/pairs*.yaml, vLLM's
+# verdicts recorded in benchmarks/conformance/vllm_verdicts/): the first line's is the one vLLM names.
+RECORDED_FIRST_ERRORS = [
+    (
+        "0.34.0",
+        "VLLM_MARLIN_INPUT_DTYPE=int8 vllm serve meta-llama/Llama-3.1-8B-Instruct "
+        '--speculative-config \'{"method": "n-gram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}\'',
+        "VLLM_MARLIN_INPUT_DTYPE has been removed.",
+        "Unknown speculative method 'n-gram'.",
+    ),
+    (
+        "0.34.0",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --sse-keep-alive-interval -1 "
+        '--speculative-config \'{"method": "lookahead", "num_speculative_tokens": 3}\'',
+        "Error: --sse-keep-alive-interval must be a non-negative integer",
+        "Unknown speculative method 'lookahead'.",
+    ),
+    (
+        "0.34.0",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-cache-dtype int4 "
+        '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3, "parallel_drafting": true}\'',
+        "Invalid kv_cache_dtype: 'int4'.",
+        "parallel_drafting is only supported by the dflash and dspark methods",
+    ),
+    (
+        "0.27.1",
+        "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --reasoning-parser telepathy "
+        '--speculative-config \'{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}\'',
+        "Model Runner V2 does not yet support: ngram/ngram_gpu speculative decoding",
+        "Reasoning parser 'telepathy' not found.",
+    ),
+    (
+        "0.27.1",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-cudagraph-capture-size 256 "
+        "--compilation-config '{\"max_cudagraph_capture_size\": 512}' --quantization int3",
+        "Unknown quantization method: int3.",
+        "max_cudagraph_capture_size and compilation_config.max_cudagraph_capture_size",
+    ),
+    (
+        "0.27.1",
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 4 -dcp 3 --speculative-config.num_speculative_tokens 2 "
+        "--spec-tokens 3",
+        "tp_size=4 must be divisible by dcp_size=3.",
+        "--spec-tokens and --speculative-config['num_speculative_tokens'] are mutually exclusive",
+    ),
+]
+
+
+@pytest.mark.parametrize(("version", "command", "first", "later"), RECORDED_FIRST_ERRORS)
+def test_the_first_error_is_the_one_vllm_names_of_two(ruleset, version, command, first, later):
+    """A start-up value check (an unknown speculative method, kv-cache dtype, quantization method or reasoning
+    parser) is reported where vLLM makes it, among the rules' checks; a speculative shorthand given both ways
+    is reported by its rule, where vLLM builds the speculative config; both other findings are kept."""
+    found = [f.message for f in errors(ruleset, command, version, kind="serving")]
+    assert found[0].startswith(first), found
+    assert any(later in message for message in found[1:]), found

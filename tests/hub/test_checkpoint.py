@@ -173,3 +173,89 @@ def test_added_tokens_of_tokenizer_config_count_and_a_sentencepiece_only_tokeniz
     tokens = modelhub.tokenizer_tokens(files)
     assert tokens is not None and tokens["<think>"] and tokens["</think>"]
     assert modelhub.tokenizer_tokens({"tokenizer_config.json": files["tokenizer_config.json"]}) is None
+
+
+# --- sentence-transformers checkpoints: max_seq_length replaces the model's derived length (as in vLLM) ---
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+MINILM_CONFIG = {
+    "architectures": ["BertModel"],
+    "hidden_size": 384,
+    "max_position_embeddings": 512,
+    "model_type": "bert",
+    "num_attention_heads": 12,
+    "num_hidden_layers": 6,
+    "position_embedding_type": "absolute",
+    "vocab_size": 30522,
+}
+ST_FILES = {
+    "modules.json": [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}],
+    "sentence_bert_config.json": {"max_seq_length": 256, "do_lower_case": False},
+}
+LEN_RULE = "max-model-len-above-derived"
+
+
+def test_sentence_transformers_max_seq_length_is_the_models_length(api, hf_cache):
+    cache_add(hf_cache, MINILM, MINILM_CONFIG, files=ST_FILES)
+    body = validate(api, f"vllm serve {MINILM} --max-model-len 512", version="0.27.1")
+    assert body["valid"] is False
+    ((severity, message),) = messages(body, LEN_RULE)
+    assert severity == "error"
+    assert message.startswith(
+        "User-specified max_model_len (512) is greater than the derived max_model_len "
+        "(max_position_embeddings=256 or model_max_length=None in model's config.json)."
+    )
+    assert ModelConfig.objects.get(repo=MINILM).encoder_config == {
+        "max_seq_length": 256,
+        "do_lower_case": False,
+    }
+    assert (
+        findings(validate(api, f"vllm serve {MINILM} --max-model-len 256", version="0.27.1"), LEN_RULE) == []
+    )
+
+
+def test_without_a_sentence_transformers_config_the_length_is_not_claimed(api, hf_cache):
+    cache_add(hf_cache, MINILM, MINILM_CONFIG, files={"modules.json": ST_FILES["modules.json"]})
+    assert (
+        findings(validate(api, f"vllm serve {MINILM} --max-model-len 512", version="0.27.1"), LEN_RULE) == []
+    )
+    assert ModelConfig.objects.get(repo=MINILM).encoder_config is None
+
+
+def test_the_first_sentence_transformers_file_vllm_reads_wins_and_needs_max_seq_length(tmp_path):
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps(MINILM_CONFIG))
+    (tmp_path / "sentence_bert_config.json").write_text(json.dumps({"do_lower_case": True}))
+    (tmp_path / "sentence_roberta_config.json").write_text(json.dumps({"max_seq_length": 128}))
+    assert modelhub.resolve(str(tmp_path)).encoder_config is None  # the first one found has no max_seq_length
+    (tmp_path / "sentence_bert_config.json").write_text("{}")  # an empty one is skipped
+    assert modelhub.resolve(str(tmp_path)).encoder_config == {"max_seq_length": 128}
+
+
+RERANKER = "BAAI/bge-reranker-v2-m3"
+RERANKER_CONFIG = {
+    "architectures": ["XLMRobertaForSequenceClassification"],
+    "max_position_embeddings": 8194,
+    "model_type": "xlm-roberta",
+    "num_attention_heads": 16,
+    "position_embedding_type": "absolute",
+}
+
+
+def test_a_pooling_encoders_length_is_capped_by_its_tokenizers_model_max_length(api, hf_cache):
+    tokenizer = {**PLAIN_TOKENIZER, "tokenizer_config.json": {"model_max_length": 8192}}
+    cache_add(hf_cache, RERANKER, RERANKER_CONFIG, files=tokenizer)
+    body = validate(api, f"vllm serve {RERANKER} --max-model-len 8194", version="0.34.0")
+    ((severity, message),) = messages(body, LEN_RULE)
+    assert severity == "error"
+    assert "(max_position_embeddings=8192 or model_max_length=None in model's config.json)" in message
+    assert ModelConfig.objects.get(repo=RERANKER).tokenizer_max_length == 8192
+    assert (
+        findings(validate(api, f"vllm serve {RERANKER} --max-model-len 8192", version="0.34.0"), LEN_RULE)
+        == []
+    )
+    # another tokenizer is not the one whose limit was read
+    other = validate(
+        api, f"vllm serve {RERANKER} --max-model-len 8194 --tokenizer Org/Other", version="0.34.0"
+    )
+    assert [f for f in findings(other, LEN_RULE) if f["severity"] == "error"] == []

@@ -94,6 +94,35 @@ def test_seed_scenario_fleet_moves_make_profile_invalid_then_valid_with_history_
     assert SEED_MESSAGE_031 in [f["message"] for f in history[2].disappeared]
 
 
+def test_one_digest_lists_every_profile_that_broke_in_a_constant_number_of_queries(
+    user, staff, team, fleet_032, mailoutbox
+):
+    """A re-check that breaks many of one owner's profiles mails one digest listing them all, read in the same
+    few queries whatever their number (a digest of a thousand is built from a thousand alerts)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def digest_queries(names):
+        profiles = [make(user, team, name) for name in names]
+        recheck = move_fleet("0.31.0", staff)
+        with CaptureQueriesContext(connection) as queries:
+            assert alerts.alerts_send_digest(recipient_id=user.pk, recheck_id=recheck.pk) == len(names)
+        mail = mailoutbox[-1]
+        for profile in profiles:
+            assert f"{team.slug}/{profile.name}" in mail.body and f"/profiles/{profile.pk}/" in mail.body
+            assert f"{team.slug}/{profile.name}" in mail.alternatives[0][0]
+        assert mail.body.count(SEED_MESSAGE_031) == len(names)
+        assert "vLLM release 0.31.0" in mail.body and "collection" in mail.body
+        move_fleet("0.32.0", staff)
+        Profile.objects.all().delete()
+        return len(queries)
+
+    one = digest_queries(["teacher"])
+    assert mailoutbox[-1].subject.endswith(f"{team.slug}/teacher became invalid")
+    assert digest_queries(["teacher-a", "teacher-b", "teacher-c"]) == one
+    assert mailoutbox[-1].subject.endswith("3 profiles became invalid")
+
+
 def test_pinned_profiles_do_not_move_with_the_fleet(user, staff, team, fleet_032):
     pinned = make(user, team, "pinned", version="0.32.0")
     recheck = move_fleet("0.31.0", staff)
@@ -328,6 +357,31 @@ def test_recheck_start_covers_every_profile_by_default(user, staff, team, fleet_
     make(user, team, "b", version="0.32.0")
     recheck = recheck_start(cause="manual")
     assert recheck.total == 2
+
+
+def test_the_fan_out_hands_every_marked_profile_to_exactly_one_batch_copies_of_a_configuration_together(
+    user, staff, team, fleet_032, monkeypatch
+):
+    from validation.services import rechecks
+
+    eager = "vllm serve org/big --enforce-eager"
+    copies = {make(user, team, f"copy-{i}", command=eager, kind="serving").pk for i in range(4)}
+    others = {make(user, team, f"seed-{i}").pk for i in range(3)}
+    recheck = recheck_start(cause="manual")
+    sent = []
+    monkeypatch.setattr(rechecks, "BATCH_SIZE", 2)
+    monkeypatch.setattr(rechecks, "enqueue", lambda name, *args, **kwargs: sent.append((name, *args)))
+    assert rechecks.recheck_fan_out(recheck.pk) == 4
+    assert [name for name, *_ in sent] == ["recheck_batch_task"] * 4
+    batches = [batch for _, recheck_id, batch in sent if recheck_id == recheck.pk]
+    assert [len(batch) for batch in batches] == [2, 2, 2, 1]
+    assert sorted(pk for batch in batches for pk in batch) == sorted(copies | others)
+    # Ordered by document: the four copies fill two batches of their own.
+    assert sum(set(batch) <= copies for batch in batches) == 2
+    for batch in batches:
+        recheck_batch(recheck.pk, batch)
+    recheck.refresh_from_db()
+    assert (recheck.state, recheck.done) == ("done", 7)
 
 
 def test_upgrade_preview_predicts_exactly_what_the_fleet_change_does(user, staff, team, fleet_032):

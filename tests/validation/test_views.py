@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.utils.html import escape
 
 from profiles.services import ProfileInput, profile_create
 from tests.conftest import SEED_MESSAGE_031
@@ -87,7 +88,7 @@ def test_ruleset_detail_shows_rules_with_their_help(user_client, django_assert_m
     assert f'id="rule-{rule.rule_id}"' in body and f"/rules/{rule.rule_id}/body/" in body
     assert "Edit</a>" not in body  # a published rule set, and not staff
     full = user_client.get(f"/rulesets/{ruleset.number}/rules/{rule.rule_id}/body/").content.decode()
-    assert "<pre><code>" in full and rule.source[:40] in full and rule.solutions[0] in full
+    assert "<pre><code>" in full and rule.source[:40] in full and escape(rule.solutions[0]) in full
     fragment = user_client.get(
         f"/rulesets/{ruleset.number}/rules/{rule.rule_id}/body/", HTTP_HX_REQUEST="true"
     ).content.decode()

@@ -187,8 +187,11 @@ DERIVED = [
             "--disable-sliding-window on a model type whose sliding "
             "window transformers sets in a way expr.py does not repeat. With --disable-sliding-window, a "
             "smaller sliding window replaces max_position_embeddings. model.config already holds "
-            "--hf-overrides (the product applies them, as vLLM does). The tokenizer's model_max_length is "
-            "assumed not to be smaller (needs model.config)."
+            "--hf-overrides (the product applies them, as vLLM does). A sentence-transformers checkpoint's "
+            "max_seq_length (model.encoder_config) replaces the derived length, as in vLLM. The tokenizer's "
+            "model_max_length (model.tokenizer_max_length) caps it for an encoder-only pooling model with "
+            "absolute position embeddings, as in vLLM; for other models vLLM does not read it (needs "
+            "model.config)."
         ),
         "variants": [
             {"versions": ">=0.20.0,<0.30.0", "expr": model_max_len(False)},

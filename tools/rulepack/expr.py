@@ -108,9 +108,17 @@ HYB_LB = (
 
 # ---------------------------------------------------------------------------------------------- model facts
 
+# Whisper's config.json has no num_attention_heads: transformers' WhisperConfig.attribute_map reads it (and
+# num_key_value_heads) from encoder_attention_heads, which vLLM's getattr(hf_text_config, ...) sees (real vLLM
+# 0.20.0-0.34.0: "Total number of attention heads (20)" for openai/whisper-large-v3 with -tp 8).
+_WHISPER_HEADS = (
+    "!has(model.config.num_attention_heads) && has(model.config.model_type) && "
+    'model.config.model_type == "whisper" && has(model.config.encoder_attention_heads)'
+)
 HEADS = (
     "(has(model.config.text_config) && has(model.config.text_config.num_attention_heads) ? "
-    "model.config.text_config.num_attention_heads : model.config.num_attention_heads)"
+    f"model.config.text_config.num_attention_heads : {_WHISPER_HEADS} ? "
+    "model.config.encoder_attention_heads : model.config.num_attention_heads)"
 )
 KVH = (
     "(has(model.config.text_config) && has(model.config.text_config.num_key_value_heads) ? "
@@ -290,6 +298,60 @@ GEMMA3_SLIDING_WINDOW_CAPS = (
 )
 _GEMMA3_LEN = f"({GEMMA3_SLIDING_WINDOW_CAPS} ? {_GEMMA3_SW} : {_GEMMA3_MAXPOS})"
 
+# Whisper (model type whisper, no convertor of its own in 0.20.0-0.34.0): the only length key of its config is
+# max_target_positions (the decoder's; max_source_positions is not one of vLLM's keys), no RoPE, and its
+# tokenizer's model_max_length is transformers' "very large" default: vLLM prints max_target_positions=448.0
+# for openai/whisper-large-v3 (real vLLM 0.20.0, 0.27.1, 0.34.0). --disable-sliding-window keeps it unknown.
+WHISPER_LEN_KEY = (
+    f'{MC}.model_type == "whisper" && has({MC}.max_target_positions) && {MC}.max_target_positions != null && '
+    + " && ".join(
+        f"!has({MC}.{k})" for k in ["max_position_embeddings", *LEN_KEYS_OTHER] if k != "max_target_positions"
+    )
+    + f" && !has({MC}.text_config) && !{arg_true('disable_sliding_window')}"
+)
+_WHISPER_LEN = f"double({MC}.max_target_positions)"
+
+
+# A sentence-transformers checkpoint (model.encoder_config: sentence_bert_config.json ... with max_seq_length,
+# read by the hub as vLLM's get_sentence_transformer_tokenizer_config reads it): _get_and_verify_max_len then
+# replaces the derived length with max_seq_length, the int as written (0.20.0-0.34.0), the key staying the
+# config's (max_position_embeddings here: real vLLM prints max_position_embeddings=256 for
+# sentence-transformers/all-MiniLM-L6-v2, 8192 for BAAI/bge-m3). Other length keys keep it unknown.
+_EC = "model.encoder_config"
+ST_MAX_LEN = (
+    f"has(model.encoder_config) && {_EC} != null && type({_EC}) == map && has({_EC}.max_seq_length) && "
+    f"type({_EC}.max_seq_length) == int && has({MC}.max_position_embeddings) && "
+    f"{MC}.max_position_embeddings != null && !has({MC}.text_config) && "
+    + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
+    + f" && !{arg_true('disable_sliding_window')}"
+)
+_ST_LEN = f"double({_EC}.max_seq_length)"
+# Encoder-only pooling models (BERT, RoBERTa, XLM-R) with absolute position embeddings: vLLM caps the derived
+# length with the tokenizer's model_max_length (tokenizer_config.json, model.tokenizer_max_length) when the
+# runner is pooling (ModelConfig.get_and_verify_max_len, the same in 0.20.0-0.34.0), and prints it as the int
+# it is (real vLLM: max_position_embeddings=8192 for BAAI/bge-reranker-v2-m3, 8194 positions). Only a cap that
+# is not larger than max_position_embeddings is modelled.
+POOLING_ENCODER_ARCHS = [
+    "BertModel",
+    "RobertaModel",
+    "XLMRobertaModel",
+    "BertForSequenceClassification",
+    "RobertaForSequenceClassification",
+    "XLMRobertaForSequenceClassification",
+]
+_TML = "model.tokenizer_max_length"
+TOKENIZER_CAPS_LEN = (
+    f"has(model.architecture) && model.architecture in {q(POOLING_ENCODER_ARCHS)} && "
+    f'(!has(args.runner) || args.runner == null || args.runner in ["auto", "pooling"]) && '
+    f'{MC}.model_type in ["bert", "roberta", "xlm-roberta"] && has({MC}.position_embedding_type) && '
+    f'{MC}.position_embedding_type == "absolute" && has({_TML}) && type({_TML}) == int && '
+    f"has({MC}.max_position_embeddings) && type({MC}.max_position_embeddings) == int && "
+    f"{_TML} <= {MC}.max_position_embeddings && !has({MC}.text_config) && "
+    + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
+    + f" && !{arg_true('disable_sliding_window')}"
+)
+_TOK_LEN = f"double({_TML})"
+
 
 def model_max_len(since_0_30):
     """CEL of vLLM's derived max_model_len (a double), or 0.0 where the profile cannot repeat it."""
@@ -303,7 +365,11 @@ def model_max_len(since_0_30):
             f"!({_RT} in {q(_NO_FACTOR_OLD)}) ? {_BASE_LEN} * {_FACTOR} : {_BASE_LEN})"
         )
         guard = f'{_SIMPLE_MAX_LEN} && ({_RT} != "yarn" || (has({orig}) && {orig} != null))'
-    return f"({guard} ? {value} : {_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : ({_GEMMA3}) ? {_GEMMA3_LEN} : 0.0)"
+    return (
+        f"(({ST_MAX_LEN}) ? {_ST_LEN} : ({TOKENIZER_CAPS_LEN}) ? {_TOK_LEN} : {guard} ? {value} : "
+        f"{_LLAMA4_MAX_LEN} ? {_LLAMA4_LEN} : "
+        f"({_GEMMA3}) ? {_GEMMA3_LEN} : ({WHISPER_LEN_KEY}) ? {_WHISPER_LEN} : 0.0)"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- hardware

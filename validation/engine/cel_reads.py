@@ -45,9 +45,20 @@ class LexError(ValueError):
     pass
 
 
+# One (kind, text) pair per distinct token, shared by every expression that has it. The lexed expressions are
+# kept (``tokens``' cache), and a release's conditions run to tens of KB each (a derived value written in):
+# a pair of their own per token cost a worker ~20 MB for five release plans; the distinct tokens of a pack
+# are a few thousand. Starts over past ``_PAIRS_KEPT`` (tokens already lexed keep their pairs).
+_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
+_PAIRS_KEPT = 65536
+
+
 @lru_cache(maxsize=4096)
 def tokens(expr: str) -> tuple[tuple[str, str], ...]:
     """(kind, text) pairs; kind is ident, string, number or the operator itself. Spaces and comments go."""
+    if len(_PAIRS) >= _PAIRS_KEPT:
+        _PAIRS.clear()
+    pairs = _PAIRS
     found: list[tuple[str, str]] = []
     position = 0
     while position < len(expr):
@@ -59,7 +70,8 @@ def tokens(expr: str) -> tuple[tuple[str, str], ...]:
         position = match.end()
         if kind == "space":
             continue
-        found.append((text, text) if kind == "op" else (kind, text))
+        pair = (text, text) if kind == "op" else (kind, text)
+        found.append(pairs.setdefault(pair, pair))
     return tuple(found)
 
 

@@ -951,3 +951,55 @@ def _config_findings(
                         _config_findings(arg, target, item_class, where_item, index, args, depth + 1)
                     )
     return findings
+
+
+# JSON arguments that EngineArgs keeps as plain dicts (``dict[str, Any] | None``): vLLM builds their config
+# class while building its configuration (``create_speculative_config``), so a bad key or value inside them is
+# refused there, not by argparse (the other config classes' JSON is parsed into the class by argparse).
+CONFIG_STAGE_JSON = frozenset({"speculative_config", "watermark_config"})
+
+
+def startup_check(finding: Finding, catalog: Catalog, args: Mapping[str, Any]) -> str | None:
+    """Which of vLLM's start-up value checks a catalog finding reports, if it reports one: ``argument`` (its
+    value is not in the set vLLM checks it against while building its configuration, or a string where its
+    config field takes a dictionary) or ``argument.key`` (the same for a key of its JSON value), or
+    ``argument`` for any other problem inside the JSON of an argument vLLM keeps as a dict until it builds its
+    configuration (``CONFIG_STAGE_JSON``: an unknown key, a value out of bounds). None for
+    the checks of the command line itself (unknown arguments, types, argparse's choices, bounds), which
+    argparse makes before any configuration is built. vLLM makes a start-up check where its configuration
+    reaches it: between the rules' checks, not before them (``startup_order``)."""
+    if (
+        finding.category != "catalog"
+        or finding.rule not in (RULE_INVALID, RULE_INVALID_KEY, RULE_UNKNOWN_KEY)
+        or not finding.fields
+    ):
+        return None
+    name = finding.fields[0]
+    spec = catalog.by_name.get(name)
+    if spec is None:
+        return None
+    value = args.get(name)
+    if finding.rule == RULE_INVALID:
+        if (
+            spec.str_refused
+            and finding.message == f"{spec.name}.{spec.str_refused}: Input should be a valid dictionary"
+        ):
+            return name
+        if (
+            not spec.choices
+            and value_set_problem(catalog, args, name, None, value, spec.long_flag) == finding.message
+        ):
+            return name
+        return None
+    if finding.rule == RULE_UNKNOWN_KEY:
+        return name if name in CONFIG_STAGE_JSON else None
+    if isinstance(value, str):
+        value = _as_json_object(value)
+    if not isinstance(value, dict):
+        return None
+    for key, item in value.items():
+        if (name, str(key)) in catalog.checks_by_target:
+            path = f"{spec.long_flag}.{key}"
+            if value_set_problem(catalog, args, name, str(key), item, path) == finding.message:
+                return f"{name}.{key}"
+    return name if name in CONFIG_STAGE_JSON else None

@@ -7,8 +7,9 @@ from operator import itemgetter
 from typing import Any
 
 from .catalog import Catalog
-from .checks import catalog_index, check_catalog
+from .checks import RULE_INVALID, catalog_index, check_catalog, startup_check
 from .rules import CompiledRuleSet
+from .startup_order import BEFORE
 from .types import SEVERITY_ORDER, Finding, Verdict, new_verdict
 
 
@@ -90,23 +91,73 @@ def validate(
             if catalog is not None
             else []
         )
+    if checked and _checkpoint_claims_marlin(doc):
+        checked = [
+            f for f in checked if not (f.rule == RULE_INVALID and tuple(f.fields) == ("quantization",))
+        ]
     if checked:
         # A rule and a catalog value check may quote the same refusal of vLLM: one finding (the rule's).
         said = {item[3].message for item in ranked if not item[3].waived}
+        startup: list[tuple[int, Finding, str]] = []
         for order, finding in enumerate(checked):
             if finding.message in said:
                 continue
             if finding.rule in waived_ids:
                 finding = Finding(**{**finding.__dict__, "waived": True})
+            before = BEFORE.get(startup_check(finding, catalog, doc.get("args") or {}) or "")
+            if before is not None:
+                startup.append((order, finding, before))
+                continue
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
+        if startup:
+            ranked = _among_rules(ranked, startup, ruleset)
+            ranked.sort(key=_RANK)  # (the rules' places in the whole rule set: one may be shared, at its end)
+            return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
     try:
         # (severity, order, position) tells every two findings apart (a rule gives one finding, a catalog
         # check's position is its own): the tuples sort as they are, without a key tuple made for each.
         ranked.sort()
-    except TypeError:  # two alike after all: then compared by their rank alone, as they come
+    except TypeError:  # two alike after all: then compared by their rank alone
         ranked.sort(key=_RANK)
     return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
 
 
+def _checkpoint_claims_marlin(doc: Mapping[str, Any]) -> bool:
+    """``--quantization marlin`` for an AWQ or GPTQ checkpoint: argparse takes it, and vLLM checks the name
+    against its quantization methods only after a method claimed the checkpoint (ModelConfig.
+    _verify_quantization): awq_marlin / auto_awq and gptq_marlin / auto_gptq take user_quant "marlin" for
+    such a checkpoint in every release 0.20.0-0.34.0 (real vLLM 0.20.0, 0.27.1 and 0.34.0 accept
+    Qwen/Qwen2.5-7B-Instruct-AWQ --quantization marlin). The catalog's value check does not see the model."""
+    args = doc.get("args") or {}
+    if args.get("quantization") != "marlin":
+        return False
+    config = (doc.get("model") or {}).get("config")
+    quant = config.get("quantization_config") if isinstance(config, Mapping) else None
+    return isinstance(quant, Mapping) and quant.get("quant_method") in ("awq", "gptq")
+
+
 _RANK = itemgetter(0, 1, 2)
 _FINDING = itemgetter(3)
+
+
+def _among_rules(
+    ranked: list[Any], startup: list[tuple[int, Finding, str]], ruleset: CompiledRuleSet
+) -> list[Any]:
+    """Rank catalog findings of vLLM's start-up value checks (``checks.startup_check``) among the rules'
+    findings, where vLLM makes those checks: just before the rule ``startup_order.BEFORE`` names (after
+    every rule when the rule set does not have it). The rules' findings are then ranked by their place in
+    the whole rule set rather than in the release's plan (the same order), so that both share one scale."""
+    place = {rule.id: i for i, rule in enumerate(ruleset.rules)}
+    end = len(place)
+    out = [item if item[1] != 2 else (item[0], 2, place.get(item[3].rule, end), item[3]) for item in ranked]
+    for order, finding, before in startup:
+        # before the anchor rule's findings, in the order the catalog checked them
+        out.append(
+            (
+                SEVERITY_ORDER[finding.severity],
+                2,
+                place.get(before, end) - 0.75 + order / (order + 1) / 4,
+                finding,
+            )
+        )
+    return out

@@ -377,8 +377,9 @@ class _Parser:
             if self.catalog is not None and name not in self.catalog.by_name:
                 continue  # a release without the shorthands: it stays an unknown argument
             tok = self.set_at.get(name)
-            value = self.args.pop(name)
+            value = self.args[name]
             if value is None:
+                del self.args[name]
                 continue
             config = self.args.get("speculative_config")
             if config is None:
@@ -391,11 +392,10 @@ class _Parser:
             else:
                 config = dict(config)
             if key in config:
-                raise ParseError(
-                    f"{flag} and --speculative-config['{key}'] are mutually exclusive",
-                    where=tok.where if tok else None,
-                    position=tok.position if tok else None,
-                )
+                # Given both ways: vLLM refuses it while building the speculative config, after the checks
+                # that come before it (the rule spec-shorthand-conflict), so the shorthand stays as given.
+                continue
+            del self.args[name]
             config[key] = value
             self.args["speculative_config"] = config
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from itertools import islice
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -116,10 +117,11 @@ def recheck_start(
     return recheck
 
 
-def _pending_ids(recheck_id: int) -> list[int]:
+def _pending_ids(recheck_id: int) -> Iterator[int]:
     """The verdicts still marked for a re-check, ordered by a digest of their profile's document, so that
     copies of one configuration land in the same batches and each worker evaluates only the configurations of
-    its own (a digest sorts faster than the documents' text, and groups them the same)."""
+    its own (a digest sorts faster than the documents' text, and groups them the same). Streamed from the
+    database a batch at a time: a whole fleet's ids as rows at once cost the worker ~8 MB for 100,000."""
     marked = VerdictCheck.objects.filter(pending_recheck_id=recheck_id).values("pk")
     if connection.vendor == "postgresql":
         parts = [Cast(n, TextField()) for n in ("vllm_release_id", *DOCUMENT_FIELDS)]
@@ -127,7 +129,15 @@ def _pending_ids(recheck_id: int) -> list[int]:
         order = [document, "pk"]
     else:  # the embedded SQLite: a concatenation this deep overflows its parser; the fields group alike
         order = ["vllm_release_id", *DOCUMENT_FIELDS, "pk"]
-    return list(profile_model().objects.filter(pk__in=marked).order_by(*order).values_list("pk", flat=True))
+    ids = profile_model().objects.filter(pk__in=marked).order_by(*order).values_list("pk", flat=True)
+    return ids.iterator(chunk_size=BATCH_SIZE)
+
+
+def _pending_batches(recheck_id: int) -> Iterator[list[int]]:
+    """:func:`_pending_ids` in batches of BATCH_SIZE."""
+    ids = _pending_ids(recheck_id)
+    while batch := list(islice(ids, BATCH_SIZE)):
+        yield batch
 
 
 def recheck_fan_out(recheck_id: int) -> int:
@@ -141,13 +151,13 @@ def recheck_fan_out(recheck_id: int) -> int:
     if not updated:
         return 0
     Recheck.objects.filter(pk=recheck_id, started_at__isnull=True).update(started_at=now)
-    ids = _pending_ids(recheck_id)
-    batches = [ids[i : i + BATCH_SIZE] for i in range(0, len(ids), BATCH_SIZE)]
-    for batch in batches:
+    batches = 0
+    for batch in _pending_batches(recheck_id):
         enqueue("recheck_batch_task", recheck_id, batch, after_commit=False)
-    if not ids:
+        batches += 1
+    if not batches:
         _finish(recheck_id)
-    return len(batches)
+    return batches
 
 
 @dataclass
@@ -358,8 +368,8 @@ def sweep() -> dict[str, int]:
 
 def recheck_run_inline(recheck_id: int) -> None:
     """Run a whole re-check in this process (``manage.py recheck --wait`` without a worker, tests)."""
-    ids = _pending_ids(recheck_id)
+    batches = list(_pending_batches(recheck_id))  # read before the first batch changes what is marked
     Recheck.objects.filter(pk=recheck_id).update(state="running", started_at=timezone.now())
-    for i in range(0, len(ids), BATCH_SIZE):
-        recheck_batch(recheck_id, ids[i : i + BATCH_SIZE])
+    for batch in batches:
+        recheck_batch(recheck_id, batch)
     _finish(recheck_id)

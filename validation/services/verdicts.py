@@ -63,7 +63,16 @@ def effective_release(profile) -> VllmRelease:
 def _stored(row) -> modelhub.Stored | None:
     if row is None:
         return None
-    return modelhub.Stored(row.repo, row.revision, row.config, row.error, row.files, row.tokens)
+    return modelhub.Stored(
+        row.repo,
+        row.revision,
+        row.config,
+        row.error,
+        row.files,
+        row.tokens,
+        row.encoder_config,
+        row.tokenizer_max_length,
+    )
 
 
 def profile_model_facts(profile) -> modelhub.ModelFacts:

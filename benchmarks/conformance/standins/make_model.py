@@ -924,6 +924,436 @@ LLAMA4_CHAT_TEMPLATE = (
     "{{- '<|header_start|>assistant<|header_end|>\\n\\n' }}{%- endif %}"
 )
 
+# --- models3.yaml's families (written from the published files; see each comment for what is left out) ---
+# meta-llama/Llama-3.1-70B-Instruct (dense: 64 heads / 8 KV heads, 80 layers, llama3 RoPE 128k).
+LLAMA_31_70B = {
+    **LLAMA_31_8B,
+    "hidden_size": 8192,
+    "intermediate_size": 28672,
+    "num_attention_heads": 64,
+    "num_hidden_layers": 80,
+    "transformers_version": "4.42.3",
+}
+# Qwen/Qwen2.5-72B-Instruct (dense: 64 heads / 8 KV heads, 80 layers, 32k positions).
+QWEN25_72B = {
+    **QWEN25_7B,
+    "hidden_size": 8192,
+    "intermediate_size": 29568,
+    "max_window_layers": 70,
+    "num_attention_heads": 64,
+    "num_hidden_layers": 80,
+    "num_key_value_heads": 8,
+}
+# Qwen/Qwen3-235B-A22B (MoE: 128 experts, 8 per token; 64 heads / 4 KV heads, 94 layers, 40960 positions).
+QWEN3_235B_A22B = {
+    **QWEN3_30B_A3B,
+    "hidden_size": 4096,
+    "intermediate_size": 12288,
+    "max_window_layers": 94,
+    "moe_intermediate_size": 1536,
+    "num_attention_heads": 64,
+    "num_hidden_layers": 94,
+    "num_key_value_heads": 4,
+}
+# mistralai/Mistral-Nemo-Instruct-2407 (dense: 32 heads / 8 KV heads, head_dim 128 (hidden 5120 / 32 = 160);
+# 40 layers; 1024000 positions; Tekken vocabulary of 131072). Without the repository's params.json and
+# tekken.json (the mistral tokenizer/config formats), which the stand-in's tiny tokenizer replaces.
+MISTRAL_NEMO = {
+    "architectures": ["MistralForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 5120,
+    "initializer_range": 0.02,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 1024000,
+    "model_type": "mistral",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 40,
+    "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 1000000.0,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "transformers_version": "4.43.0.dev0",
+    "use_cache": True,
+    "vocab_size": 131072,
+}
+# microsoft/phi-4 (dense Phi3ForCausalLM: 40 heads / 10 KV heads, 40 layers, 16k positions).
+PHI4 = {
+    "architectures": ["Phi3ForCausalLM"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "bos_token_id": 100257,
+    "embd_pdrop": 0.0,
+    "eos_token_id": 100265,
+    "hidden_act": "silu",
+    "hidden_size": 5120,
+    "initializer_range": 0.02,
+    "intermediate_size": 17920,
+    "max_position_embeddings": 16384,
+    "model_type": "phi3",
+    "num_attention_heads": 40,
+    "num_hidden_layers": 40,
+    "num_key_value_heads": 10,
+    "original_max_position_embeddings": 16384,
+    "pad_token_id": 100349,
+    "resid_pdrop": 0.0,
+    "rms_norm_eps": 1e-05,
+    "rope_scaling": None,
+    "rope_theta": 250000,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "transformers_version": "4.47.0",
+    "use_cache": True,
+    "vocab_size": 100352,
+}
+# BAAI/bge-m3 (encoder-only embedding model: XLMRobertaModel, 16 heads, 24 layers, 8194 positions, float32;
+# sentence-transformers files: CLS pooling, max_seq_length 8192). Without the sparse/colbert heads' weights.
+BGE_M3 = {
+    "architectures": ["XLMRobertaModel"],
+    "attention_probs_dropout_prob": 0.1,
+    "bos_token_id": 0,
+    "classifier_dropout": None,
+    "eos_token_id": 2,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "hidden_size": 1024,
+    "initializer_range": 0.02,
+    "intermediate_size": 4096,
+    "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 8194,
+    "model_type": "xlm-roberta",
+    "num_attention_heads": 16,
+    "num_hidden_layers": 24,
+    "output_past": True,
+    "pad_token_id": 1,
+    "position_embedding_type": "absolute",
+    "torch_dtype": "float32",
+    "transformers_version": "4.33.0",
+    "type_vocab_size": 1,
+    "use_cache": True,
+    "vocab_size": 250002,
+}
+ST_MODULES = [
+    {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+    {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+    {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
+]
+
+
+def st_pooling(dim: int, mode: str) -> dict:
+    return {
+        "word_embedding_dimension": dim,
+        "pooling_mode_cls_token": mode == "cls",
+        "pooling_mode_mean_tokens": mode == "mean",
+        "pooling_mode_max_tokens": False,
+        "pooling_mode_mean_sqrt_len_tokens": False,
+    }
+
+
+# sentence-transformers/all-MiniLM-L6-v2 (encoder-only BertModel: 12 heads, 6 layers, 512 positions, no
+# torch_dtype; sentence-transformers max_seq_length 256, mean pooling).
+MINILM_L6 = {
+    "_name_or_path": "nreimers/MiniLM-L6-H384-uncased",
+    "architectures": ["BertModel"],
+    "attention_probs_dropout_prob": 0.1,
+    "gradient_checkpointing": False,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "hidden_size": 384,
+    "initializer_range": 0.02,
+    "intermediate_size": 1536,
+    "layer_norm_eps": 1e-12,
+    "max_position_embeddings": 512,
+    "model_type": "bert",
+    "num_attention_heads": 12,
+    "num_hidden_layers": 6,
+    "pad_token_id": 0,
+    "position_embedding_type": "absolute",
+    "transformers_version": "4.8.2",
+    "type_vocab_size": 2,
+    "use_cache": True,
+    "vocab_size": 30522,
+}
+# openai/whisper-large-v3 (encoder-decoder speech model: 20 heads, 32 + 32 layers, 448 target positions,
+# 1500 source positions, float16) and its feature extractor's config.
+WHISPER_LARGE_V3 = {
+    "activation_dropout": 0.0,
+    "activation_function": "gelu",
+    "apply_spec_augment": False,
+    "architectures": ["WhisperForConditionalGeneration"],
+    "attention_dropout": 0.0,
+    "begin_suppress_tokens": [220, 50257],
+    "bos_token_id": 50257,
+    "classifier_proj_size": 256,
+    "d_model": 1280,
+    "decoder_attention_heads": 20,
+    "decoder_ffn_dim": 5120,
+    "decoder_layerdrop": 0.0,
+    "decoder_layers": 32,
+    "decoder_start_token_id": 50258,
+    "dropout": 0.0,
+    "encoder_attention_heads": 20,
+    "encoder_ffn_dim": 5120,
+    "encoder_layerdrop": 0.0,
+    "encoder_layers": 32,
+    "eos_token_id": 50257,
+    "init_std": 0.02,
+    "is_encoder_decoder": True,
+    "mask_feature_length": 10,
+    "mask_feature_min_masks": 0,
+    "mask_feature_prob": 0.0,
+    "mask_time_length": 10,
+    "mask_time_min_masks": 2,
+    "mask_time_prob": 0.05,
+    "max_length": 448,
+    "max_source_positions": 1500,
+    "max_target_positions": 448,
+    "median_filter_width": 7,
+    "model_type": "whisper",
+    "num_hidden_layers": 32,
+    "num_mel_bins": 128,
+    "pad_token_id": 50256,
+    "scale_embedding": False,
+    "torch_dtype": "float16",
+    "transformers_version": "4.36.0.dev0",
+    "use_cache": True,
+    "use_weighted_layer_sum": False,
+    "vocab_size": 51866,
+}
+WHISPER_PREPROCESSOR = {
+    "chunk_length": 30,
+    "feature_extractor_type": "WhisperFeatureExtractor",
+    "feature_size": 128,
+    "hop_length": 160,
+    "n_fft": 400,
+    "n_samples": 480000,
+    "nb_max_frames": 3000,
+    "padding_side": "right",
+    "padding_value": 0.0,
+    "processor_class": "WhisperProcessor",
+    "return_attention_mask": False,
+    "sampling_rate": 16000,
+}
+# state-spaces/mamba-2.8b-hf (pure Mamba-1: 64 layers, no attention, no position embeddings; float32).
+MAMBA_28B = {
+    "architectures": ["MambaForCausalLM"],
+    "bos_token_id": 0,
+    "conv_kernel": 4,
+    "d_inner": 5120,
+    "d_model": 2560,
+    "eos_token_id": 0,
+    "expand": 2,
+    "fused_add_norm": True,
+    "hidden_act": "silu",
+    "hidden_size": 2560,
+    "initializer_range": 0.1,
+    "intermediate_size": 5120,
+    "layer_norm_epsilon": 1e-05,
+    "model_type": "mamba",
+    "n_layer": 64,
+    "num_hidden_layers": 64,
+    "pad_token_id": 0,
+    "pad_vocab_size_multiple": 8,
+    "rescale_prenorm_residual": False,
+    "residual_in_fp32": True,
+    "rms_norm": True,
+    "state_size": 16,
+    "time_step_floor": 0.0001,
+    "time_step_init_scheme": "random",
+    "time_step_max": 0.1,
+    "time_step_min": 0.001,
+    "time_step_rank": 160,
+    "time_step_scale": 1.0,
+    "torch_dtype": "float32",
+    "transformers_version": "4.39.0.dev0",
+    "use_bias": False,
+    "use_cache": True,
+    "use_conv_bias": True,
+    "vocab_size": 50280,
+}
+# deepseek-ai/DeepSeek-R1-Distill-Qwen-32B (Qwen2ForCausalLM: 40 heads / 8 KV heads, 64 layers, 128k context;
+# DeepSeek's tokenizer specials with <think>/</think>).
+R1_DISTILL_QWEN_32B = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 151643,
+    "eos_token_id": 151643,
+    "hidden_act": "silu",
+    "hidden_size": 5120,
+    "initializer_range": 0.02,
+    "intermediate_size": 27648,
+    "max_position_embeddings": 131072,
+    "max_window_layers": 64,
+    "model_type": "qwen2",
+    "num_attention_heads": 40,
+    "num_hidden_layers": 64,
+    "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 1000000.0,
+    "sliding_window": 131072,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "transformers_version": "4.43.1",
+    "use_cache": True,
+    "use_sliding_window": False,
+    "vocab_size": 152064,
+}
+# Qwen/Qwen2.5-7B-Instruct-AWQ (4-bit AWQ GEMM, group 128; float16).
+QWEN25_7B_AWQ = {
+    **QWEN25_7B,
+    "quantization_config": {
+        "bits": 4,
+        "group_size": 128,
+        "modules_to_not_convert": None,
+        "quant_method": "awq",
+        "version": "gemm",
+        "zero_point": True,
+    },
+    "torch_dtype": "float16",
+    "transformers_version": "4.41.1",
+}
+# Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 (4-bit GPTQ, group 128, no act-order; float16).
+QWEN25_7B_GPTQ = {
+    **QWEN25_7B,
+    "quantization_config": {
+        "bits": 4,
+        "damp_percent": 0.01,
+        "desc_act": False,
+        "group_size": 128,
+        "is_marlin_format": False,
+        "model_file_base_name": "model",
+        "model_name_or_path": None,
+        "quant_method": "gptq",
+        "static_groups": False,
+        "sym": True,
+        "true_sequential": True,
+    },
+    "torch_dtype": "float16",
+    "transformers_version": "4.39.3",
+}
+# RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8 (compressed-tensors, FP8 per-tensor static weights and activations).
+LLAMA_31_8B_FP8 = {
+    **LLAMA_31_8B,
+    "quantization_config": {
+        "config_groups": {
+            "group_0": {
+                "input_activations": {
+                    "block_structure": None,
+                    "dynamic": False,
+                    "group_size": None,
+                    "num_bits": 8,
+                    "observer": "minmax",
+                    "observer_kwargs": {},
+                    "strategy": "tensor",
+                    "symmetric": True,
+                    "type": "float",
+                },
+                "output_activations": None,
+                "targets": ["Linear"],
+                "weights": {
+                    "block_structure": None,
+                    "dynamic": False,
+                    "group_size": None,
+                    "num_bits": 8,
+                    "observer": "minmax",
+                    "observer_kwargs": {},
+                    "strategy": "tensor",
+                    "symmetric": True,
+                    "type": "float",
+                },
+            }
+        },
+        "format": "naive-quantized",
+        "global_compression_ratio": 1.2405352996226195,
+        "ignore": ["lm_head"],
+        "kv_cache_scheme": None,
+        "quant_method": "compressed-tensors",
+        "quantization_status": "frozen",
+    },
+    "transformers_version": "4.44.0",
+}
+# meta-llama/Llama-3.2-11B-Vision-Instruct (MllamaForConditionalGeneration: cross-attention vision model, an
+# architecture vLLM dropped after 0.10.2) and its image processor's config.
+MLLAMA_11B = {
+    "architectures": ["MllamaForConditionalGeneration"],
+    "image_token_index": 128256,
+    "model_type": "mllama",
+    "text_config": {
+        "bos_token_id": 128000,
+        "cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38],
+        "dropout": 0,
+        "eos_token_id": [128001, 128008, 128009],
+        "hidden_act": "silu",
+        "hidden_size": 4096,
+        "initializer_range": 0.02,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 131072,
+        "model_type": "mllama_text_model",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 40,
+        "num_key_value_heads": 8,
+        "pad_token_id": 128004,
+        "rms_norm_eps": 1e-05,
+        "rope_scaling": {
+            "factor": 8.0,
+            "high_freq_factor": 4.0,
+            "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192,
+            "rope_type": "llama3",
+        },
+        "rope_theta": 500000.0,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "use_cache": True,
+        "vocab_size": 128256,
+    },
+    "torch_dtype": "bfloat16",
+    "transformers_version": "4.45.0.dev0",
+    "vision_config": {
+        "attention_heads": 16,
+        "hidden_act": "gelu",
+        "hidden_size": 1280,
+        "image_size": 560,
+        "intermediate_layers_indices": [3, 7, 15, 23, 30],
+        "intermediate_size": 5120,
+        "max_num_tiles": 4,
+        "model_type": "mllama_vision_model",
+        "norm_eps": 1e-05,
+        "num_channels": 3,
+        "num_global_layers": 8,
+        "num_hidden_layers": 32,
+        "patch_size": 14,
+        "supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]],
+        "torch_dtype": "bfloat16",
+        "vision_output_dim": 7680,
+    },
+}
+# BAAI/bge-reranker-v2-m3 (cross-encoder: XLMRobertaForSequenceClassification, one label, 8194 positions).
+BGE_RERANKER_V2_M3 = {
+    **BGE_M3,
+    "architectures": ["XLMRobertaForSequenceClassification"],
+    "id2label": {"0": "LABEL_0"},
+    "label2id": {"LABEL_0": 0},
+    "transformers_version": "4.38.1",
+}
+PHI4_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_sep|>", "<|im_end|>", "<|dummy_85|>"]
+PHI4_CHAT_TEMPLATE = (
+    "{%- for message in messages %}"
+    "{{- '<|im_start|>' + message['role'] + '<|im_sep|>' + message['content'] + '<|im_end|>' }}"
+    "{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant<|im_sep|>' }}{%- endif %}"
+)
+XLMR_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+WHISPER_SPECIALS = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|transcribe|>", "<|notimestamps|>"]
+NEOX_SPECIALS = ["<|endoftext|>", "<|padding|>"]
+R1_DISTILL_SPECIALS = [*DEEPSEEK_SPECIALS, "<think>", "</think>"]
+
 MODELS = {
     "Llama-3.1-8B-Instruct": (
         LLAMA_31_8B,
@@ -1116,6 +1546,81 @@ MODELS = {
         },
     ),
 }
+MODELS.update(
+    {
+        "Llama-3.1-70B-Instruct": (LLAMA_31_70B,) + MODELS["Llama-3.1-8B-Instruct"][1:],
+        "Qwen2.5-72B-Instruct": (QWEN25_72B,) + MODELS["Qwen2.5-7B-Instruct"][1:],
+        "Qwen3-235B-A22B": (QWEN3_235B_A22B, QWEN3_SPECIALS) + MODELS["Qwen3-30B-A3B"][2:],
+        "Mistral-Nemo-Instruct-2407": (
+            MISTRAL_NEMO,
+            SP_SPECIALS,
+            "<s>",
+            "</s>",
+            MISTRAL_CHAT_TEMPLATE,
+            {"bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 10},
+        ),
+        "phi-4": (
+            PHI4,
+            PHI4_SPECIALS,
+            "<|endoftext|>",
+            "<|im_end|>",
+            PHI4_CHAT_TEMPLATE,
+            {"bos_token_id": 100257, "eos_token_id": 100265, "pad_token_id": 100349},
+        ),
+        "bge-m3": (BGE_M3, XLMR_SPECIALS, "<s>", "</s>", None, None),
+        "all-MiniLM-L6-v2": (MINILM_L6, BERT_SPECIALS, "[CLS]", "[SEP]", None, None),
+        "whisper-large-v3": (
+            WHISPER_LARGE_V3,
+            WHISPER_SPECIALS,
+            "<|endoftext|>",
+            "<|endoftext|>",
+            None,
+            {
+                "bos_token_id": 50257,
+                "decoder_start_token_id": 50258,
+                "eos_token_id": 50257,
+                "max_length": 448,
+                "pad_token_id": 50257,
+            },
+        ),
+        "mamba-2.8b-hf": (
+            MAMBA_28B,
+            NEOX_SPECIALS,
+            "<|endoftext|>",
+            "<|endoftext|>",
+            None,
+            {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0},
+        ),
+        "DeepSeek-R1-Distill-Qwen-32B": (
+            R1_DISTILL_QWEN_32B,
+            R1_DISTILL_SPECIALS,
+            "<｜begin▁of▁sentence｜>",
+            "<｜end▁of▁sentence｜>",
+            DEEPSEEK_CHAT_TEMPLATE,
+            {
+                "bos_token_id": 151646,
+                "do_sample": True,
+                "eos_token_id": 151643,
+                "temperature": 0.6,
+                "top_p": 0.95,
+            },
+        ),
+        "Qwen2.5-7B-Instruct-AWQ": (QWEN25_7B_AWQ,) + MODELS["Qwen2.5-7B-Instruct"][1:],
+        "Qwen2.5-7B-Instruct-GPTQ-Int4": (QWEN25_7B_GPTQ,) + MODELS["Qwen2.5-7B-Instruct"][1:],
+        "Meta-Llama-3.1-8B-Instruct-FP8": (LLAMA_31_8B_FP8,) + MODELS["Llama-3.1-8B-Instruct"][1:],
+        "Llama-3.2-11B-Vision-Instruct": (MLLAMA_11B,) + MODELS["Llama-3.1-8B-Instruct"][1:],
+        "bge-reranker-v2-m3": (BGE_RERANKER_V2_M3, XLMR_SPECIALS, "<s>", "</s>", None, None),
+    }
+)
+# tokenizer_config.json fields that differ from build_tokenizer's defaults, as published (not the
+# tokenizer_class: XLMRobertaTokenizer/BertTokenizer expect a Unigram/WordPiece vocabulary, ours is BPE).
+TOKENIZER_CONFIG = {
+    "bge-m3": {"model_max_length": 8192},
+    "bge-reranker-v2-m3": {"model_max_length": 8192},
+    "all-MiniLM-L6-v2": {"model_max_length": 512, "do_lower_case": True},
+    "whisper-large-v3": {"model_max_length": 1000000000000000019884624838656},
+    "phi-4": {"model_max_length": 16384},
+}
 # Other files of a stand-in's directory, as published (the multimodal models' image processor configs).
 EXTRA_FILES = {
     "gemma-3-27b-it": {
@@ -1124,6 +1629,33 @@ EXTRA_FILES = {
     },
     "Qwen2.5-VL-7B-Instruct": {"preprocessor_config.json": QWEN25_VL_PREPROCESSOR},
     "Llama-4-Scout-17B-16E-Instruct": {"preprocessor_config.json": LLAMA4_PREPROCESSOR},
+    "bge-m3": {
+        "modules.json": ST_MODULES,
+        "sentence_bert_config.json": {"max_seq_length": 8192, "do_lower_case": False},
+        "1_Pooling/config.json": st_pooling(1024, "cls"),
+    },
+    "all-MiniLM-L6-v2": {
+        "modules.json": ST_MODULES,
+        "sentence_bert_config.json": {"max_seq_length": 256, "do_lower_case": False},
+        "1_Pooling/config.json": st_pooling(384, "mean"),
+    },
+    "whisper-large-v3": {"preprocessor_config.json": WHISPER_PREPROCESSOR},
+    "Llama-3.2-11B-Vision-Instruct": {
+        "preprocessor_config.json": {
+            "do_convert_rgb": True,
+            "do_normalize": True,
+            "do_pad": True,
+            "do_rescale": True,
+            "do_resize": True,
+            "image_mean": [0.48145466, 0.4578275, 0.40821073],
+            "image_processor_type": "MllamaImageProcessor",
+            "image_std": [0.26862954, 0.26130258, 0.27577711],
+            "max_image_tiles": 4,
+            "resample": 2,
+            "rescale_factor": 0.00392156862745098,
+            "size": {"height": 560, "width": 560},
+        }
+    },
 }
 
 CORPUS = [
@@ -1135,7 +1667,7 @@ CORPUS = [
 ] * 20
 
 
-def build_tokenizer(out: Path, specials, bos, eos, chat_template) -> None:
+def build_tokenizer(out: Path, specials, bos, eos, chat_template, extra=None) -> None:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -1154,7 +1686,10 @@ def build_tokenizer(out: Path, specials, bos, eos, chat_template) -> None:
         "model_max_length": 131072,
         "chat_template": chat_template,
         "model_input_names": ["input_ids", "attention_mask"],
+        **(extra or {}),
     }
+    if chat_template is None:
+        del cfg["chat_template"]
     (out / "tokenizer_config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     (out / "special_tokens_map.json").write_text(
         json.dumps({"bos_token": bos, "eos_token": eos}, indent=2) + "\n"
@@ -1172,9 +1707,11 @@ def main(root: str) -> None:
             continue
         out.mkdir(parents=True, exist_ok=True)
         (out / "config.json").write_text(text)
-        (out / "generation_config.json").write_text(json.dumps(gen, indent=2) + "\n")
-        build_tokenizer(out, specials, bos, eos, template)
+        if gen is not None:  # encoder-only models publish none
+            (out / "generation_config.json").write_text(json.dumps(gen, indent=2) + "\n")
+        build_tokenizer(out, specials, bos, eos, template, TOKENIZER_CONFIG.get(name))
         for fname, body in EXTRA_FILES.get(name, {}).items():
+            (out / fname).parent.mkdir(parents=True, exist_ok=True)
             (out / fname).write_text(json.dumps(body, indent=2) + "\n")
         print(f"wrote stand-in model {out}")
 

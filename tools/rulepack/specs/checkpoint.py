@@ -4,7 +4,7 @@ and ``model.tokens``, whether the tokenizer holds each of a few probed tokens. A
 known (a pasted config.json, --hf-config-path, another --tokenizer, a model not resolved) says "could not
 verify"."""
 
-from tools.rulepack.expr import A, R, arg_true, q
+from tools.rulepack.expr import A, R, arg_true
 
 MC = "model.config"
 _TC = f"{MC}.text_config"
@@ -15,14 +15,31 @@ def _set(expr):
 
 
 # ------------------------------------------------------------------ a quantization method's config file
-# weight_utils.get_quant_config (VllmConfig._get_quantization_config, every release 0.20.0-0.34.0): without a
-# quantization_config in config.json (nor in its text_config, nor a compression_config), without hf_overrides'
-# quantization_config_file / quantization_config_dict_json and without online quantization arguments
-# (--quantization-config), a method whose get_config_filenames() is not empty globs the checkpoint folder's
-# *.json files and refuses when none ends with one of those names. The methods checked here and their names,
-# the same in every release: awq (AWQConfig, 0.24.0+ AutoAWQConfig) quant_config.json / quantize_config.json;
-# gptq (GPTQConfig, 0.22.0+ AutoGPTQConfig) quantize_config.json.
-QUANT_FILES = {"awq": ["quant_config.json", "quantize_config.json"], "gptq": ["quantize_config.json"]}
+# weight_utils.get_quant_config (VllmConfig._get_quantization_config, every release 0.20.0-0.34.0): without
+# a quantization_config in config.json (nor in its text_config, nor a compression_config), without
+# hf_overrides' quantization_config_file / quantization_config_dict_json and without online quantization
+# arguments (--quantization-config), a method whose get_config_filenames() is not empty globs the checkpoint
+# folder's *.json files and refuses when none ends with one of those names. The methods checked here and
+# their names per release (get_quantization_config's class for the name, its get_config_filenames(); real
+# vLLM 0.20.0, 0.27.1 and 0.34.0 refuse each for an unquantized Llama-3.1-8B-Instruct): awq (AWQConfig,
+# 0.24.0+ AutoAWQConfig) quant_config.json / quantize_config.json; gptq (GPTQConfig, 0.22.0+
+# AutoGPTQConfig), gptq_marlin (GPTQMarlinConfig, 0.22.0+ AutoGPTQConfig), auto_gptq (0.22.0+), moe_wna16
+# quantize_config.json; awq_marlin (AWQMarlinConfig) quantize_config.json, from 0.24.0 AutoAWQConfig's two
+# names; auto_awq (0.24.0+) both; modelopt hf_quant_config.json; inc quantization_config.json. (method, file
+# names, first minor, last minor)
+_QUANT_FILES = [
+    ("awq", ["quant_config.json", "quantize_config.json"], 20, 34),
+    ("gptq", ["quantize_config.json"], 20, 34),
+    ("gptq_marlin", ["quantize_config.json"], 20, 34),
+    ("auto_gptq", ["quantize_config.json"], 22, 34),
+    ("moe_wna16", ["quantize_config.json"], 20, 34),
+    ("awq_marlin", ["quantize_config.json"], 20, 23),
+    ("awq_marlin", ["quantize_config.json", "quant_config.json"], 24, 34),
+    ("auto_awq", ["quantize_config.json", "quant_config.json"], 24, 34),
+    ("modelopt", ["hf_quant_config.json"], 20, 34),
+    ("inc", ["quantization_config.json"], 20, 34),
+]
+QUANT_FILES = {m: names for m, names, _, _ in _QUANT_FILES}
 _OVERRIDES = "args.hf_overrides"
 _FILE_OVERRIDE = (
     f"({_set(_OVERRIDES)} && type({_OVERRIDES}) == map && "
@@ -34,10 +51,13 @@ _CKPT_QUANT = (
     f"{_set(MC + '.compression_config')})"
 )
 _HAS_FILE = " || ".join(
-    f'(args.quantization == "{method}" && model.files.exists(f, '
-    + " || ".join(f'f.endsWith("{name}")' for name in names)
-    + "))"
-    for method, names in QUANT_FILES.items()
+    f'(args.quantization == "{method}" && vllm.minor >= {first} && vllm.minor <= {last} && '
+    "model.files.exists(f, " + " || ".join(f'f.endsWith("{name}")' for name in names) + "))"
+    for method, names, first, last in _QUANT_FILES
+)
+_CHECKED = " || ".join(
+    f'(args.quantization == "{method}" && vllm.minor >= {first} && vllm.minor <= {last})'
+    for method, _, first, last in _QUANT_FILES
 )
 # vLLM reads another folder than the one resolved (--download-dir, ModelScope): the facts do not apply.
 _OTHER_FOLDER = (
@@ -45,7 +65,7 @@ _OTHER_FOLDER = (
     'env.VLLM_USE_MODELSCOPE.matches("^\\\\s*(1|(?i:true))\\\\s*$"))'
 )
 QUANT_FILE_MISSING = (
-    f"{A('quantization')} && args.quantization in {q(list(QUANT_FILES))} && !{A('quantization_config')} && "
+    f"{A('quantization')} && ({_CHECKED}) && !{A('quantization_config')} && "
     f"!({_OTHER_FOLDER}) && !{_FILE_OVERRIDE} && !{_CKPT_QUANT} && !({_HAS_FILE})"
 )
 
@@ -120,7 +140,9 @@ RULES = [
         (
             "weight_utils.get_quant_config: a quantization method named with --quantization reads its "
             "settings from config.json's quantization_config or, failing that, from a file of the checkpoint "
-            "(awq: quant_config.json or quantize_config.json; gptq: quantize_config.json); an unquantized "
+            "(awq: quant_config.json or quantize_config.json; gptq, gptq_marlin, auto_gptq, moe_wna16: "
+            "quantize_config.json; awq_marlin, auto_awq; modelopt: hf_quant_config.json; inc: "
+            "quantization_config.json); an unquantized "
             "checkpoint has neither. Checked from the checkpoint's *.json names the hub resolved with "
             "config.json (the local directory, the cached snapshot offline, the repository's files online)."
         ),

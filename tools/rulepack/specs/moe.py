@@ -224,6 +224,23 @@ RULES = [
         ["moe", "elastic-ep"],
     ),
     R(
+        "elastic-ep-async-eplb-requires-nixl",
+        "Elastic EP with async EPLB requires the NIXL package.",
+        "effective.enable_elastic_ep == true && effective.enable_eplb == true && "
+        f"!({sub('eplb_config', 'use_async')} && args.eplb_config.use_async == false)",
+        ["enable_elastic_ep", "eplb_config"],
+        [
+            "Set --eplb-config.use_async=false",
+            "Install NIXL (pip install nixl) on every node of the deployment, or use an image that has it",
+        ],
+        "ParallelConfig.__post_init__: Elastic EP with asynchronous EPLB (eplb_config.use_async, on by "
+        "default) moves experts through NIXL, which a default `pip install vllm` does not install (it is "
+        "not a requirement of the wheel). The product assumes a default install; with NIXL installed on "
+        "the serving hosts this finding can be waived.",
+        ["moe", "elastic-ep", "installation"],
+        fix={"set": {"eplb_config.use_async": False}},
+    ),
+    R(
         "async-eplb-default-policy",
         "Async EPLB is only supported with the default policy.",
         f"{sub('eplb_config', 'use_async')} && args.eplb_config.use_async == true && "
@@ -343,6 +360,21 @@ CASES = {
             "enable_eplb": True,
             "enable_expert_parallel": True,
             "data_parallel_size": 2,
+        },
+    ),
+    "elastic-ep-async-eplb-requires-nixl": (
+        {
+            "enable_elastic_ep": True,
+            "enable_eplb": True,
+            "enable_expert_parallel": True,
+            "data_parallel_size": 2,
+        },
+        {
+            "enable_elastic_ep": True,
+            "enable_eplb": True,
+            "enable_expert_parallel": True,
+            "data_parallel_size": 2,
+            "eplb_config": {"use_async": False},
         },
     ),
     "elastic-ep-no-pipeline-parallel": (

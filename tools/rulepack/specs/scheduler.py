@@ -1,6 +1,16 @@
 """SchedulerConfig, the model's maximum length, LoRAConfig."""
 
-from tools.rulepack.expr import GEMMA3_SLIDING_WINDOW_CAPS, SLIDING_WINDOW_CAPS, A, R, cel_str
+from tools.rulepack.expr import (
+    GEMMA3_SLIDING_WINDOW_CAPS,
+    LEN_KEYS_OTHER,
+    SLIDING_WINDOW_CAPS,
+    ST_MAX_LEN,
+    TOKENIZER_CAPS_LEN,
+    WHISPER_LEN_KEY,
+    A,
+    R,
+    cel_str,
+)
 
 # ---------------------------------------------------------------- max_model_len above the derived maximum
 # _get_and_verify_max_len (vllm/config/model.py): derived.model_max_len (document.py, built in expr.py) is the
@@ -10,7 +20,15 @@ _KNOWN_LEN = f"{_DERIVED_LEN} > 0.0"
 # The max_model_len SchedulerConfig sees: the user's, or (unset, or -1 = auto-fit) int(derived) as vLLM
 # sets it.
 _USER_LEN = f"({A('max_model_len')} && type(args.max_model_len) == int && args.max_model_len != -1)"
-_EFFECTIVE_LEN = f"({_USER_LEN} ? args.max_model_len : int({_DERIVED_LEN}))"
+# A Mamba config.json has no length key at all: vLLM then assumes 2048 (_get_and_verify_max_len's default, the
+# same in 0.20.0-0.34.0) when the user gives no max_model_len (real vLLM: max_model_len (2048) for
+# state-spaces/mamba-2.8b-hf), and takes any length the user gives.
+_NO_LEN_KEY = (
+    'has(model.config) && has(model.config.model_type) && model.config.model_type == "mamba" && '
+    "!has(model.config.text_config) && "
+    + " && ".join(f"!has(model.config.{k})" for k in ["max_position_embeddings", *LEN_KEYS_OTHER])
+)
+_EFFECTIVE_LEN = f"({_USER_LEN} ? args.max_model_len : ({_NO_LEN_KEY}) ? 2048 : int({_DERIVED_LEN}))"
 
 # Python's str() of the derived float: 32768.0 (CEL's string() of a double drops an integral value's ".0").
 # Before 0.30.0 the length stays a Python int when the RoPE config's factor is an int and its type is not
@@ -22,8 +40,10 @@ _INT_LEN = (
     f'type({_RS}.factor) == int && !({_ROPE_TYPE} in ["su", "longrope", "llama3"]))'
 )
 # Gemma 3's sliding window is not multiplied by anything: vLLM prints the int (sliding_window=1024).
+# A sentence-transformers max_seq_length is printed as the int it is (max_position_embeddings=256).
 _PY_FLOAT = (
-    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} ? string(int({_DERIVED_LEN})) : "
+    f"({_INT_LEN} || {GEMMA3_SLIDING_WINDOW_CAPS} || ({ST_MAX_LEN}) || ({TOKENIZER_CAPS_LEN}) ? "
+    f"string(int({_DERIVED_LEN})) : "
     f'({_DERIVED_LEN} == double(int({_DERIVED_LEN})) ? string(int({_DERIVED_LEN})) + ".0" : '
     f"string({_DERIVED_LEN})))"
 )
@@ -32,7 +52,8 @@ _PY_FLOAT = (
 # max_position_embeddings (also for YaRN before 0.30.0), or sliding_window when --disable-sliding-window
 # lowered the length to it, a float (an int in the case above), and the config has no model_max_length.
 _LEN_KEY = (
-    f'({SLIDING_WINDOW_CAPS} || {GEMMA3_SLIDING_WINDOW_CAPS} ? "sliding_window" : "max_position_embeddings")'
+    f'({SLIDING_WINDOW_CAPS} || {GEMMA3_SLIDING_WINDOW_CAPS} ? "sliding_window" : '
+    f'({WHISPER_LEN_KEY}) ? "max_target_positions" : "max_position_embeddings")'
 )
 LONG_LEN_MSG = (
     '"User-specified max_model_len (" + string(args.max_model_len) + ") is greater than the derived '
@@ -106,7 +127,7 @@ RULES = [
         "max-batched-tokens-below-max-model-len",
         "is smaller than max_model_len ({max_model_len}).",
         f"{A('max_num_batched_tokens')} && has(args.enable_chunked_prefill) && "
-        f"args.enable_chunked_prefill == false && ({_USER_LEN} || {_KNOWN_LEN}) && "
+        f"args.enable_chunked_prefill == false && ({_USER_LEN} || {_KNOWN_LEN} || ({_NO_LEN_KEY})) && "
         f"args.max_num_batched_tokens < {_EFFECTIVE_LEN}",
         ["max_num_batched_tokens", "max_model_len", "enable_chunked_prefill"],
         [
