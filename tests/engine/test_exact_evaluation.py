@@ -271,7 +271,17 @@ def test_a_memo_key_stands_for_one_value_only(a, b):
     assert hash(freeze(a)) == hash(freeze(copy.deepcopy(a)))
 
 
-def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numbers_start_over(monkeypatch):
+@pytest.mark.parametrize(
+    "values",
+    [
+        [10, 11, 12, 13, 14, 15, 10, 16, 11, 17, 12, 13],
+        # strings are also numbered under themselves (``memo.number``): both start over together
+        ["a", "b", "c", "d", "e", "f", "a", "g", "b", "h", "c", "d"],
+    ],
+)
+def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numbers_start_over(
+    monkeypatch, values
+):
     """Memo keys number the values (``memo.number``); past its limit the table of numbers starts over, and a
     number given before must never stand for another value after (else an outcome memoised for one value
     would be served for another)."""
@@ -279,7 +289,7 @@ def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numb
 
     monkeypatch.setattr(memo, "NUMBER_LIMIT", 3)
     ruleset = _shows_x("x is {{ args.x }}")
-    for value in [10, 11, 12, 13, 14, 15, 10, 16, 11, 17, 12, 13] * 2:
+    for value in values * 2:
         doc = build_document(kind="serving", version="0.31.0", model_name="m", args={"x": value})
         (finding,) = ruleset.evaluate(doc).findings
         assert finding.message == f"x is {value}"

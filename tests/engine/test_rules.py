@@ -226,8 +226,8 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
 
     original_inputs, original_runs = _ReleasePlan.inputs, _ReleasePlan.runs
 
-    def every_group(plan, doc, frozen=None):
-        values, _touched, known = original_inputs(plan, doc, frozen)
+    def every_group(plan, doc, numbers=None, checks=None):
+        values, _touched, known = original_inputs(plan, doc, numbers, checks)
         return values, set(range(len(plan.group_inputs))), known
 
     def every_rule(plan, position, values):

@@ -22,7 +22,8 @@ from typing import Any
 from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
-from .memo import LIMIT, freeze
+from .memo import _NUMBERS as _VALUE_NUMBERS
+from .memo import LIMIT, freeze, number
 from .types import ArgSpec, Finding, new_finding, parse_version
 
 RULE_UNKNOWN = "catalog-unknown-argument"
@@ -242,8 +243,9 @@ class CatalogIndex:
         self._value_texts: dict[tuple[str, str | None], tuple[frozenset[str], frozenset[str]]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        # The memo entries name this process' shared table and signature numbers: never carried to another.
-        return {**self.__dict__, "memo_entries": {}}
+        # The memo entries name this process' shared table and signature numbers, and the memoised outcomes
+        # hold its value numbers (``scalar_outcome``): never carried to another.
+        return {**self.__dict__, "memo_entries": {}, "outcomes": {}}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -478,87 +480,135 @@ def check_catalog(
     *,
     history: Mapping[str, Catalog] | None = None,
     memo: bool = True,
-    frozen: Mapping[str, Any] | None = None,
+    numbers: Mapping[str, int] | None = None,
 ) -> list[Finding]:
     """Findings for every argument the release does not know, or whose value it would refuse.
 
     ``history`` maps versions to catalogs of other releases (or is a :class:`HistoryIndex`), to name the
     release that removed an argument and what replaced it. A known argument's findings are reused when its
-    value recurs (``memo=False``: always computed). ``frozen``: ``memo.freeze`` of some of ``args``' values
-    by name, already worked out (by the rules' ``_ReleasePlan.inputs`` for the same profile).
+    value recurs (``memo=False``: always computed). ``numbers``: ``memo.number(memo.freeze(value))`` of some
+    of ``args``' values by name, already worked out (by the rules' ``_ReleasePlan.inputs`` for the same
+    profile). The rules' pass over a profile's arguments also checks them (``check_argument``) when the
+    engine validates with reused outcomes (``lint.validate``).
     """
-    if not frozen:
-        frozen = _NO_FROZEN
-    findings: list[Finding] = []
     index = catalog_index(catalog)
-    outcomes: dict[tuple[Any, ...], Any] = index.outcomes if memo else {}
-    hist: Any = _NOT_FOUND
-    entries = index.memo_entries if memo else {}
+    findings: list[Finding] = []
     for name, value in args.items():
-        entry = entries.get(name)
-        if entry is not None:
-            # A known argument's findings depend on its value and on the truth of the arguments its value
-            # checks require: reused when they recur. An argument whose findings only its spec decides (see
-            # `CatalogIndex.shared_signature`) shares them with every release whose spec of it checks the
-            # same way. (A str, int or bool is keyed by its type and itself: its frozen form written out.)
-            spec, table, prefix, requires = entry
-            kind = type(value)
-            try:
-                if requires:
-                    key: tuple[Any, ...] | None = (
-                        prefix,
-                        frozen.get(name) or freeze(value),
-                        tuple([not args.get(r) for r in requires]),
-                    )
-                elif kind is str or kind is int or kind is bool:
-                    key = (prefix, kind, value)
-                else:
-                    key = (prefix, frozen.get(name) or freeze(value))
-            except TypeError:
-                key = None  # no memo key: computed afresh (no table holds None)
-            known = table.get(key)
-            if known is None:
-                known = tuple(_argument_findings(spec, name, value, index, args))
-                if key is not None:
-                    if len(table) >= LIMIT:
-                        table.clear()
-                    table[key] = known
-            if known:
-                findings.extend(known)
-            continue
-        spec = catalog.by_name.get(name)
-        if spec is None:
-            # An unknown argument's finding depends on its name and value (a rename's fix carries it) and
-            # on the release history it is explained against: reused when they recur.
-            if hist is _NOT_FOUND:
-                hist = history_index(history)
-            # (A HistoryIndex is a Mapping, compared by content: the key holds its id, the entry the index
-            # itself, checked on use, so an id reused by a later index never matches.)
-            try:
-                unknown_key: tuple[Any, ...] | None = (
-                    _UNKNOWN_ARG,
-                    name,
-                    frozen.get(name) or freeze(value),
-                    id(hist),
-                )
-            except TypeError:
-                unknown_key = None
-            known_unknown = outcomes.get(unknown_key) if unknown_key is not None else None
-            if known_unknown is not None and known_unknown[0] is hist:
-                findings.append(known_unknown[1])
-                continue
-            finding = _unknown(name, value, index, hist)
-            if unknown_key is not None:
-                if len(outcomes) >= LIMIT:
-                    outcomes.clear()
-                outcomes[unknown_key] = (hist, finding)
-            findings.append(finding)
-            continue
-        findings.extend(_argument_findings(spec, name, value, index, args))  # computed afresh (memo=False)
+        found, _reusable = check_argument(index, name, value, args, history, memo, numbers or _NO_NUMBERS)
+        if found:
+            findings.extend(found)
     return findings
 
 
-_NO_FROZEN: Mapping[str, Any] = {}
+def check_argument(
+    index: CatalogIndex,
+    name: str,
+    value: Any,
+    args: Mapping[str, Any],
+    history: Mapping[str, Catalog] | None,
+    memo: bool,
+    numbers: Mapping[str, int],
+) -> tuple[tuple[Finding, ...], bool]:
+    """The catalog findings of one argument of ``args``, and whether they depend on its name and value alone
+    (a known argument none of whose value checks requires another: a caller may then reuse them for the
+    same name and value on this catalog). Memoised, unless ``memo`` is false, as ``check_catalog`` says."""
+    entry = index.memo_entries.get(name) if memo else None
+    if entry is not None:
+        # A known argument's findings depend on its value and on the truth of the arguments its value
+        # checks require: reused when they recur. An argument whose findings only its spec decides (see
+        # `CatalogIndex.shared_signature`) shares them with every release whose spec of it checks the
+        # same way. (A str, int or bool is keyed by its type and itself, its frozen form written out, and
+        # kept with its number: ``scalar_outcome``.)
+        spec, table, prefix, requires = entry
+        kind = type(value)
+        if not requires and (kind is str or kind is int or kind is bool):
+            return scalar_outcome(index, name, value, args)[0], True
+        try:
+            if requires:
+                key: tuple[Any, ...] | None = (
+                    prefix,
+                    _number(name, value, numbers),
+                    tuple([not args.get(r) for r in requires]),
+                )
+            else:
+                key = (prefix, _number(name, value, numbers))
+        except TypeError:
+            key = None  # no memo key: computed afresh (no table holds None)
+        known = table.get(key)
+        if known is None:
+            known = tuple(_argument_findings(spec, name, value, index, args))
+            if key is not None:
+                if len(table) >= LIMIT:
+                    table.clear()
+                table[key] = known
+        return known, not requires
+    catalog = index.catalog
+    spec = catalog.by_name.get(name)
+    if spec is not None:  # computed afresh (memo=False)
+        return tuple(_argument_findings(spec, name, value, index, args)), True
+    # An unknown argument's finding depends on its name and value (a rename's fix carries it) and on the
+    # release history it is explained against: reused when they recur.
+    hist = history_index(history)
+    outcomes: dict[tuple[Any, ...], Any] = index.outcomes if memo else {}
+    # (A HistoryIndex is a Mapping, compared by content: the key holds its id, the entry the index itself,
+    # checked on use, so an id reused by a later index never matches.)
+    try:
+        unknown_key: tuple[Any, ...] | None = (_UNKNOWN_ARG, name, _number(name, value, numbers), id(hist))
+    except TypeError:
+        unknown_key = None
+    known_unknown = outcomes.get(unknown_key) if unknown_key is not None else None
+    if known_unknown is not None and known_unknown[0] is hist:
+        return (known_unknown[1],), False
+    finding = _unknown(name, value, index, hist)
+    if unknown_key is not None:
+        if len(outcomes) >= LIMIT:
+            outcomes.clear()
+        outcomes[unknown_key] = (hist, finding)
+    return (finding,), False
+
+
+# The catalog checks of one profile's arguments, made in the rules' pass over them
+# (``rules._ReleasePlan.inputs``) rather than in a pass of their own: the catalog's index, the release
+# history and the list that receives the findings in the arguments' order (as ``check_catalog`` gives them).
+ArgumentChecks = tuple[CatalogIndex, Mapping[str, Catalog] | None, list[Finding]]
+
+
+def scalar_outcome(
+    index: CatalogIndex, name: str, value: str | int | bool, args: Mapping[str, Any]
+) -> tuple[tuple[Finding, ...], int]:
+    """The findings of a known argument with a str, int or bool value none of whose checks requires another
+    argument, and the value's number (``memo.number``): both kept in its memo table under (its table's
+    prefix, type, value), so that the engine's pass over a profile's arguments gets the number the rules key
+    their outcomes with from the same lookup (``rules._ReleasePlan.inputs``)."""
+    spec, table, prefix, _requires = index.memo_entries[name]
+    kind = type(value)
+    key = (prefix, kind, value)
+    outcome = table.get(key)
+    if outcome is None:
+        found = _VALUE_NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
+        if found is None:
+            found = number((kind, value))
+        outcome = (tuple(_argument_findings(spec, name, value, index, args)), found)
+        if len(table) >= LIMIT:
+            table.clear()
+        table[key] = outcome
+    return outcome
+
+
+_NO_NUMBERS: Mapping[str, int] = {}
+
+
+def _number(name: str, value: Any, numbers: Mapping[str, int]) -> int:
+    """The number of an argument's value (``memo.number``): given, else worked out (TypeError: no memo key).
+    A value's number never stands for another value, so a key holding it is as exact as its frozen form."""
+    found = numbers.get(name)
+    if found is None:
+        kind = type(value)
+        frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+        found = _VALUE_NUMBERS.get(frozen)
+        if found is None:
+            found = number(frozen)
+    return found
 
 
 def _argument_findings(

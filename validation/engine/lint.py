@@ -7,7 +7,7 @@ from operator import itemgetter
 from typing import Any
 
 from .catalog import Catalog
-from .checks import RULE_INVALID, check_catalog, startup_check
+from .checks import RULE_INVALID, catalog_index, check_catalog, startup_check
 from .rules import CompiledRuleSet
 from .startup_order import BEFORE
 from .types import SEVERITY_ORDER, Finding, Verdict, new_verdict
@@ -67,16 +67,30 @@ def validate(
     # The rules' findings come ranked (rules.Ranked); one sort, in vLLM's order: by severity; then the rules'
     # findings of the catalog category (by position), the catalog's checks (in the order checked), the other
     # rules' findings (by position).
-    # The arguments' values the rules' memo keys freeze, kept for the catalog checks' keys (``frozen``).
-    frozen: dict[str, Any] = {}
-    version, ranked = ruleset.findings(
-        doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, frozen=frozen
-    )
-    checked = (
-        check_catalog(doc.get("args") or {}, catalog, history=history, memo=memo and not plain, frozen=frozen)
-        if catalog is not None
-        else ()
-    )
+    # The numbers of the arguments' values the rules' memo keys freeze, kept for the catalog checks' keys.
+    numbers: dict[str, int] = {}
+    if catalog is not None and memo and not plain:
+        # The catalog's checks of the arguments made in the rules' pass over them (one pass, not two).
+        checked: list[Finding] = []
+        version, ranked = ruleset.findings(
+            doc,
+            catalog=catalog,
+            waived=waived_ids,
+            memo=True,
+            numbers=numbers,
+            checks=(catalog_index(catalog), history, checked),
+        )
+    else:
+        version, ranked = ruleset.findings(
+            doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, numbers=numbers
+        )
+        checked = (
+            check_catalog(
+                doc.get("args") or {}, catalog, history=history, memo=memo and not plain, numbers=numbers
+            )
+            if catalog is not None
+            else []
+        )
     if checked and _checkpoint_claims_marlin(doc):
         checked = [
             f for f in checked if not (f.rule == RULE_INVALID and tuple(f.fields) == ("quantization",))
@@ -97,7 +111,14 @@ def validate(
             ranked.append((SEVERITY_ORDER[finding.severity], 1, order, finding))
         if startup:
             ranked = _among_rules(ranked, startup, ruleset)
-    ranked.sort(key=_RANK)
+            ranked.sort(key=_RANK)  # (the rules' places in the whole rule set: one may be shared, at its end)
+            return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
+    try:
+        # (severity, order, position) tells every two findings apart (a rule gives one finding, a catalog
+        # check's position is its own): the tuples sort as they are, without a key tuple made for each.
+        ranked.sort()
+    except TypeError:  # two alike after all: then compared by their rank alone
+        ranked.sort(key=_RANK)
     return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
 
 

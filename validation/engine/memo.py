@@ -25,13 +25,18 @@ def number(frozen: Any) -> int:
     rather than as nested tuples. Equal frozen values get one number and a number never stands for another
     value: past ``NUMBER_LIMIT`` values the table starts over but the count goes on, so a key made before
     only stops matching. (``setdefault`` keeps the first number two threads give one new value; ``next`` is
-    atomic.)"""
+    atomic.)
+
+    A string's number is also kept under the string itself (no frozen form is a bare string), so that a
+    caller numbering a str ``s`` may look up ``_NUMBERS.get(s)`` without making the pair ``(str, s)``."""
     found = _NUMBERS.get(frozen)
     if found is None:
         if len(_NUMBERS) >= NUMBER_LIMIT:
             _NUMBERS.clear()
             _NUMBERS[ABSENT] = ABSENT_NUMBER
         found = _NUMBERS.setdefault(frozen, next(_COUNT))
+    if type(frozen) is tuple and len(frozen) == 2 and frozen[0] is str:
+        _NUMBERS.setdefault(frozen[1], found)
     return found
 
 
@@ -48,22 +53,27 @@ def freeze(value: Any) -> Any:
     if kind is float:
         return (kind, value.hex())
     # Containers: their scalar items frozen in place (a model's config.json has hundreds). A dict or a list
-    # is told apart before asking the ABC (a Mapping check costs about as much as the freezing).
+    # is told apart before asking the ABC (a Mapping check costs about as much as the freezing). Loops, not
+    # comprehensions: this interpreter makes a function of each comprehension, per call.
     if kind is dict or (kind is not list and isinstance(value, Mapping)):
-        return (
-            kind,
-            tuple(
-                [
-                    (
-                        (tk, k) if (tk := type(k)) in _SCALARS else freeze(k),
-                        (tv, v) if (tv := type(v)) in _SCALARS else freeze(v),
-                    )
-                    for k, v in value.items()
-                ]
-            ),
-        )
+        if not value:
+            return (kind, ())
+        pairs = []
+        add = pairs.append
+        for k, v in value.items():
+            tk = type(k)
+            tv = type(v)
+            add(((tk, k) if tk in _SCALARS else freeze(k), (tv, v) if tv in _SCALARS else freeze(v)))
+        return (kind, tuple(pairs))
     if kind is list or isinstance(value, list | tuple):
-        return (kind, tuple([(tv, v) if (tv := type(v)) in _SCALARS else freeze(v) for v in value]))
+        if not value:
+            return (kind, ())
+        items = []
+        add = items.append
+        for v in value:
+            tv = type(v)
+            add((tv, v) if tv in _SCALARS else freeze(v))
+        return (kind, tuple(items))
     raise TypeError(f"no memo key for a {kind.__name__}")
 
 

@@ -22,6 +22,7 @@ from packaging.version import Version
 
 from .catalog import Catalog
 from .cel_reads import LexError, _is_root, _key_at, read_set, tokens
+from .checks import ArgumentChecks, check_argument, scalar_outcome
 from .lazy import lazy_module
 from .memo import _NUMBERS, ABSENT, ABSENT_NUMBER, LIMIT, freeze, number
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
@@ -989,7 +990,7 @@ class _ReleasePlan:
             for inputs in self.group_inputs
         )
         self.config_slot = slot_of.get(("model", "config"), -1)
-        self._blank = [ABSENT_NUMBER] * len(slot_of)
+        self.slot_count = len(slot_of)
         trigger_slots: list[tuple[int, ...] | None] = []
         guard_slots = []
         for planned, guards in zip(self.rules, self.required, strict=True):
@@ -1159,8 +1160,11 @@ class _ReleasePlan:
             for specs, shares in zip(self.filter_specs, self.filter_shares, strict=True)
         )
         self.outcomes = tuple(table(share) for share in self.group_shares)
-        # Per group, its memo key and its table in one item: what ``findings`` asks per touched group.
-        self.lookups = tuple(zip(self.keys, self.outcomes, strict=True))
+        # Per group, its memo key and its table's ``get`` in one item: what ``findings`` asks per touched
+        # group (a table starting over is cleared in place, so the bound method stays its own).
+        self.lookups = tuple(
+            (key_of, table.get) for key_of, table in zip(self.keys, self.outcomes, strict=True)
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memoised outcomes (``engine.store``): only what planning computed, whatever
@@ -1175,40 +1179,97 @@ class _ReleasePlan:
         return state
 
     def inputs(
-        self, doc: Mapping[str, Any], frozen: dict[str, Any] | None = None
+        self,
+        doc: Mapping[str, Any],
+        numbers: dict[str, int] | None = None,
+        checks: ArgumentChecks | None = None,
     ) -> tuple[list[int], set[int], bool]:
         """The profile's input numbers by slot, the groups it touches and whether every number could be
-        given (False: a value of a type with no memo key; its slot then reads -1, "present"). ``frozen``
-        receives the frozen form of each argument that is not a str, int or bool (by name), for the catalog
-        checks to key their memo with (``checks.check_catalog``): freezing a config costs more than looking
-        its outcomes up."""
-        values = self._blank.copy()
+        given (False: a value of a type with no memo key; its slot then reads -1, "present"). ``numbers``
+        receives the number of each argument's value that is not a str, int or bool (by name), for the
+        catalog checks to key their memo with (``checks.check_catalog``): freezing a config costs more than
+        looking its outcomes up, and an int hashes and compares for less than its frozen form.
+
+        ``checks``: the catalog's checks of the same arguments, made in this one pass over them (their
+        findings, in the arguments' order, appended to its list); see ``checks.ArgumentChecks``."""
+        values = _ABSENT_ONE * self.slot_count  # (repeating one item: cheaper than copying a list)
         touched = set(self.start_groups)
         known = True
         slots = self.slots
         by_key = slots["args"]
-        for key, value in (doc.get("args") or {}).items():
-            entry = by_key.get(key)
-            if entry is not None:
-                # A str, int or bool is numbered here (most arguments: ``_number_of`` without its call);
-                # another value frozen once, its frozen form kept for the catalog checks (``frozen``).
+        args = doc.get("args") or {}
+        if checks is not None:
+            # The catalog's check of each argument in the same pass: a str, int or bool argument whose checks
+            # require no other one is looked up in its memo table in place (``checks.scalar_outcome``'s key),
+            # which also gives its value's number; any other checked by ``check_argument``.
+            index, history, found_checks = checks
+            memo_entries = index.memo_entries
+            if numbers is None:
+                numbers = {}
+            for key, value in args.items():
                 kind = type(value)
+                entry = by_key.get(key)
                 if kind is str or kind is int or kind is bool:
-                    found = _NUMBERS.get((kind, value))
-                    if found is None:
-                        found = number((kind, value))
-                else:
-                    try:
-                        frozen_value = freeze(value)
-                    except TypeError:
-                        found = -1
-                        known = False
+                    memo_entry = memo_entries.get(key)
+                    if memo_entry is not None and not memo_entry[3]:
+                        # Its catalog findings and its value's number in one lookup (``scalar_outcome``).
+                        outcome = memo_entry[1].get((memo_entry[2], kind, value))
+                        if outcome is None:
+                            outcome = scalar_outcome(index, key, value, args)
+                        checked, found = outcome
+                        if entry is not None:
+                            values[entry[0]] = found
+                            touched.update(entry[1])
                     else:
-                        if frozen is not None:
-                            frozen[key] = frozen_value
-                        found = number(frozen_value)
-                values[entry[0]] = found
-                touched.update(entry[1])
+                        if entry is not None:
+                            found = _NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
+                            if found is None:
+                                found = number((kind, value))
+                            values[entry[0]] = found
+                            touched.update(entry[1])
+                        checked = check_argument(index, key, value, args, history, True, numbers)[0]
+                else:
+                    if entry is not None:
+                        try:
+                            frozen_value = freeze(value)
+                        except TypeError:
+                            found = -1
+                            known = False
+                        else:
+                            found = _NUMBERS.get(frozen_value)
+                            if found is None:
+                                found = number(frozen_value)
+                            numbers[key] = found
+                        values[entry[0]] = found
+                        touched.update(entry[1])
+                    checked = check_argument(index, key, value, args, history, True, numbers)[0]
+                if checked:
+                    found_checks.extend(checked)
+        else:
+            for key, value in args.items():
+                entry = by_key.get(key)
+                if entry is not None:
+                    # A str, int or bool is numbered here (most arguments: ``_number_of`` without its call);
+                    # another value frozen once, its number kept for the catalog checks (``numbers``).
+                    kind = type(value)
+                    if kind is str or kind is int or kind is bool:
+                        found = _NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
+                        if found is None:
+                            found = number((kind, value))
+                    else:
+                        try:
+                            frozen_value = freeze(value)
+                        except TypeError:
+                            found = -1
+                            known = False
+                        else:
+                            found = _NUMBERS.get(frozen_value)
+                            if found is None:
+                                found = number(frozen_value)
+                            if numbers is not None:
+                                numbers[key] = found
+                    values[entry[0]] = found
+                    touched.update(entry[1])
         # The other maps likewise (a str, int or bool looked up in place); most profiles set few of them.
         env = doc.get("env")
         by_key = slots["env"]
@@ -1217,8 +1278,12 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None:
                     kind = type(value)
-                    scalar = kind is str or kind is int or kind is bool
-                    found = _NUMBERS.get((kind, value)) if scalar else None
+                    if kind is str:
+                        found = _NUMBERS.get(value)  # see memo.number
+                    elif kind is int or kind is bool:
+                        found = _NUMBERS.get((kind, value))
+                    else:
+                        found = None
                     if found is None:
                         try:
                             found = _number_of(value)
@@ -1234,8 +1299,12 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
                     kind = type(value)
-                    scalar = kind is str or kind is int or kind is bool
-                    found = _NUMBERS.get((kind, value)) if scalar else None
+                    if kind is str:
+                        found = _NUMBERS.get(value)  # see memo.number
+                    elif kind is int or kind is bool:
+                        found = _NUMBERS.get((kind, value))
+                    else:
+                        found = None
                     if found is None:
                         try:
                             found = (
@@ -1351,6 +1420,9 @@ class _ReleasePlan:
                 cache.clear()
             cache[run] = found
         return found
+
+
+_ABSENT_ONE = [ABSENT_NUMBER]
 
 
 def _number_of(value: Any) -> int:
@@ -1516,7 +1588,8 @@ class CompiledRuleSet:
         waived: Iterable[str] = (),
         plain: bool = False,
         memo: bool = True,
-        frozen: dict[str, Any] | None = None,
+        numbers: dict[str, int] | None = None,
+        checks: ArgumentChecks | None = None,
     ) -> tuple[str, list[Ranked]]:
         """The profile's release and its rule findings, each ranked (``Ranked``: its severity's order, 0 for
         a rule of the catalog category and 2 for another, its rule's position in the rule set's order for
@@ -1526,7 +1599,8 @@ class CompiledRuleSet:
         the others' outcome is the one computed once on the release's empty profile, and a group of rules
         whose inputs (the values they read) recur gives the outcome it gave them before (``memo=False``:
         always run them). ``plain=True`` runs every rule on the whole document instead: the reference the
-        optimised evaluation must equal. ``frozen``: see ``_ReleasePlan.inputs``.
+        optimised evaluation must equal. ``numbers``, ``checks`` (the catalog's checks of the arguments, made
+        in the same pass; ignored by the plain evaluation): see ``_ReleasePlan.inputs``.
         """
         waived_ids = waived if type(waived) is frozenset else frozenset(waived)  # lint.validate's, as it is
         version = (doc.get("vllm") or {}).get("version") or ""
@@ -1541,7 +1615,7 @@ class CompiledRuleSet:
             plan = self._plan(version, kind, catalog)
         if plain:
             return version, self._evaluate_plain(doc, plan, waived_ids)
-        values, touched, known = plan.inputs(doc, frozen)
+        values, touched, known = plan.inputs(doc, numbers, checks)
         memo = memo and known
         found: list[Ranked] = []
         group_positions = plan.group_positions
@@ -1556,9 +1630,9 @@ class CompiledRuleSet:
             misses: list[tuple[int, Any]] = []
             lookups = plan.lookups
             for group in touched:
-                key_of, table = lookups[group]
+                key_of, get = lookups[group]
                 key = key_of(values)
-                outcome = table.get(key)
+                outcome = get(key)
                 if outcome is None:
                     misses.append((group, key))
                 elif outcome:
