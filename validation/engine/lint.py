@@ -147,7 +147,7 @@ def _among_rules(
     findings, where vLLM makes those checks: just before the rule ``startup_order.BEFORE`` names (after
     every rule when the rule set does not have it). The rules' findings are then ranked by their place in
     the whole rule set rather than in the release's plan (the same order), so that both share one scale."""
-    place = {rule.id: i for i, rule in enumerate(ruleset.rules)}
+    place = ruleset.places
     end = len(place)
     out = [item if item[1] != 2 else (item[0], 2, place.get(item[3].rule, end), item[3]) for item in ranked]
     for order, finding, before in startup:

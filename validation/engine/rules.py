@@ -1464,6 +1464,12 @@ class CompiledRuleSet:
         state["_shared"] = {}
         return state
 
+    @cached_property
+    def places(self) -> dict[str, int]:
+        """Each rule's place in the rule set's order, by id (``lint`` ranks vLLM's start-up value checks
+        among the rules' findings on it)."""
+        return {rule.id: i for i, rule in enumerate(self.rules)}
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         for plan in self._plans.values():
