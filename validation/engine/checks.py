@@ -22,8 +22,7 @@ from typing import Any
 from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
-from .memo import _NUMBERS as _VALUE_NUMBERS
-from .memo import LIMIT, freeze, number
+from .memo import LIMIT, number_of
 from .types import ArgSpec, Finding, new_finding, parse_version
 
 RULE_UNKNOWN = "catalog-unknown-argument"
@@ -581,14 +580,10 @@ def scalar_outcome(
     prefix, type, value), so that the engine's pass over a profile's arguments gets the number the rules key
     their outcomes with from the same lookup (``rules._ReleasePlan.inputs``)."""
     spec, table, prefix, _requires = index.memo_entries[name]
-    kind = type(value)
-    key = (prefix, kind, value)
+    key = (prefix, type(value), value)
     outcome = table.get(key)
     if outcome is None:
-        found = _VALUE_NUMBERS.get(value if kind is str else (kind, value))  # see memo.number
-        if found is None:
-            found = number((kind, value))
-        outcome = (tuple(_argument_findings(spec, name, value, index, args)), found)
+        outcome = (tuple(_argument_findings(spec, name, value, index, args)), number_of(value))
         if len(table) >= LIMIT:
             table.clear()
         table[key] = outcome
@@ -602,13 +597,7 @@ def _number(name: str, value: Any, numbers: Mapping[str, int]) -> int:
     """The number of an argument's value (``memo.number``): given, else worked out (TypeError: no memo key).
     A value's number never stands for another value, so a key holding it is as exact as its frozen form."""
     found = numbers.get(name)
-    if found is None:
-        kind = type(value)
-        frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
-        found = _VALUE_NUMBERS.get(frozen)
-        if found is None:
-            found = number(frozen)
-    return found
+    return found if found is not None else number_of(value)
 
 
 def _argument_findings(

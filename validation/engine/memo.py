@@ -40,6 +40,14 @@ def number(frozen: Any) -> int:
     return found
 
 
+def number_of(value: Any) -> int:
+    """``number(freeze(value))``, a scalar's frozen form written out (most values are one)."""
+    kind = type(value)
+    frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+    found = _NUMBERS.get(frozen)
+    return found if found is not None else number(frozen)
+
+
 def freeze(value: Any) -> Any:
     """A hashable stand-in for ``value`` that equals another only for the same value of the same type.
 

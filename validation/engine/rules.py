@@ -24,7 +24,7 @@ from .catalog import Catalog
 from .cel_reads import LexError, _is_root, _key_at, read_set, tokens
 from .checks import ArgumentChecks, check_argument, scalar_outcome
 from .lazy import lazy_module
-from .memo import _NUMBERS, ABSENT, ABSENT_NUMBER, LIMIT, freeze, number
+from .memo import _NUMBERS, ABSENT, ABSENT_NUMBER, LIMIT, freeze, number, number_of
 from .messages import EVAL_ERRORS, LazyProgram, MessageTemplate, compile_cel, compile_template
 from .types import (
     CATEGORIES,
@@ -1249,7 +1249,7 @@ class _ReleasePlan:
             for key, value in args.items():
                 entry = by_key.get(key)
                 if entry is not None:
-                    # A str, int or bool is numbered here (most arguments: ``_number_of`` without its call);
+                    # A str, int or bool is numbered here (most arguments: ``number_of`` without its call);
                     # another value frozen once, its number kept for the catalog checks (``numbers``).
                     kind = type(value)
                     if kind is str or kind is int or kind is bool:
@@ -1286,7 +1286,7 @@ class _ReleasePlan:
                         found = None
                     if found is None:
                         try:
-                            found = _number_of(value)
+                            found = number_of(value)
                         except TypeError:
                             found = -1
                             known = False
@@ -1310,7 +1310,7 @@ class _ReleasePlan:
                             found = (
                                 number(A_MAPPING)
                                 if key == "config" and _is_mapping(value)
-                                else _number_of(value)
+                                else number_of(value)
                             )
                         except TypeError:
                             found = -1
@@ -1324,7 +1324,7 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None:
                     try:
-                        values[entry[0]] = _number_of(value)
+                        values[entry[0]] = number_of(value)
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
@@ -1336,7 +1336,7 @@ class _ReleasePlan:
                 entry = by_key.get(key)
                 if entry is not None and value is not None:
                     try:
-                        values[entry[0]] = _number_of(value)
+                        values[entry[0]] = number_of(value)
                     except TypeError:
                         values[entry[0]] = -1
                         known = False
@@ -1423,14 +1423,6 @@ class _ReleasePlan:
 
 
 _ABSENT_ONE = [ABSENT_NUMBER]
-
-
-def _number_of(value: Any) -> int:
-    """``number(freeze(value))``, a scalar's frozen form written out (most values are one)."""
-    kind = type(value)
-    frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
-    found = _NUMBERS.get(frozen)
-    return found if found is not None else number(frozen)
 
 
 def _is_mapping(value: Any) -> bool:
