@@ -378,8 +378,14 @@ def checkpoint_facts(directory: Path) -> CheckpointFacts:
     except OSError:
         return None, None, None, None
     files = tuple(name for name in names if not name.startswith(".") and (directory / name).is_file())
-    paths = {name: directory / name for name in TOKENIZER_FILES if name in files}
-    encoder = sentence_transformers_config(files, lambda name: _read_json_file(directory / name))
+    return _facts_of(files, lambda name: directory / name)
+
+
+def _facts_of(files: tuple[str, ...], path_of: Any) -> CheckpointFacts:
+    """The checkpoint facts of a checkpoint holding ``files`` (its ``*.json`` names), ``path_of(name)`` giving
+    the local path of one of them (a file of the folder, or one fetched from the Hub)."""
+    paths = {name: path_of(name) for name in TOKENIZER_FILES if name in files}
+    encoder = sentence_transformers_config(files, lambda name: _read_json_file(path_of(name)))
     return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
 
 
@@ -402,13 +408,7 @@ def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSett
         _, tokens, encoder, max_length = checkpoint_facts(snapshot)
         return None, tokens, encoder, max_length
     files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
-    paths = {
-        name: Path(_hub_file(repo, name, revision, settings)) for name in TOKENIZER_FILES if name in files
-    }
-    encoder = sentence_transformers_config(
-        files, lambda name: _read_json_file(Path(_hub_file(repo, name, revision, settings)))
-    )
-    return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
+    return _facts_of(files, lambda name: Path(_hub_file(repo, name, revision, settings)))
 
 
 # Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
