@@ -118,6 +118,12 @@ def can_revoke_waiver(user, profile) -> bool:
     return can_admin_team(user, profile.team_id)
 
 
+def can_manage_git_credentials(user, team) -> bool:
+    """Register and remove a team's Git credentials (tokens, SSH keys): the team's admins, or staff. Editors
+    name a registered credential in a source, but never see or set its secret."""
+    return can_admin_team(user, team)
+
+
 def can_manage_rulesets(user) -> bool:
     return is_staff(user)
 

@@ -251,6 +251,21 @@ CELERY_BEAT_SCHEDULE["git-sources"] = {
     "schedule": env.float("GIT_SYNC_INTERVAL", default=300.0),
     "options": {"expires": 60},
 }
+# What a Git source may reach (docs/security.md, "Git sources"). Only https://, ssh:// and scp-like remotes;
+# GIT_ALLOWED_HOSTS (empty: any host) narrows them to these hosts (``git.example.com``, ``*.example.com``).
+GIT_ALLOWED_HOSTS = env.list("GIT_ALLOWED_HOSTS", default=[])
+# Tokens are registered as named Git credentials, encrypted with GIT_CREDENTIALS_KEY (Fernet keys, comma
+# separated: the first encrypts, every one decrypts, for rotation); without it a key file is made once under
+# GIT_CREDENTIALS_KEY_FILE (default var/secrets/git-credentials.key), outside the database.
+GIT_CREDENTIALS_KEY = env.str("GIT_CREDENTIALS_KEY", default="")
+GIT_CREDENTIALS_KEY_FILE = env.str(
+    "GIT_CREDENTIALS_KEY_FILE", default=str(VAR_DIR / "secrets" / "git-credentials.key")
+)
+# Sources made before named credentials named an environment variable of the worker; only the variables listed
+# here (empty by default) are still read, and only sent to the source's own host over https.
+GIT_CREDENTIALS_ENV_ALLOWED = env.list("GIT_CREDENTIALS_ENV_ALLOWED", default=[])
+# A CA bundle for Git servers whose certificate a private CA signed (git's http.sslCAInfo).
+GIT_SSL_CA_INFO = env.str("GIT_SSL_CA_INFO", default="")
 RECHECK_STALL_SECONDS = env.float("RECHECK_STALL_SECONDS", default=60.0)
 # Verdicts per re-check batch task: what a killed worker or a database restart costs to redo.
 RECHECK_BATCH_SIZE = env.int("RECHECK_BATCH_SIZE", default=2000)
@@ -319,6 +334,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "KindEnum": "profiles.models.Profile.Kind",
+        "GitCredentialKindEnum": "sources.models.GitCredential.Kind",
+    },
 }
 
 LOGGING = {

@@ -9,7 +9,7 @@ from config.metrics import metrics_view
 from hub.api import ModelConfigViewSet, NodeTypeViewSet
 from profiles.api.admission import AdmissionView
 from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
-from sources.api.views import GitSourceViewSet
+from sources.api.views import GitCredentialViewSet, GitSourceViewSet
 from validation.api.alerts import AlertPreferenceView, AlertViewSet
 from validation.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
 from validation.api.rulesets import RuleSetViewSet
@@ -24,6 +24,7 @@ router.register("releases", ReleaseViewSet, basename="release")
 router.register("rulesets", RuleSetViewSet, basename="ruleset")
 router.register("rechecks", RecheckViewSet, basename="recheck")
 router.register("sources", GitSourceViewSet, basename="source")
+router.register("git-credentials", GitCredentialViewSet, basename="git-credential")
 router.register("alerts", AlertViewSet, basename="alert")
 router.register("model-configs", ModelConfigViewSet, basename="model-config")
 router.register("node-types", NodeTypeViewSet, basename="node-type")

@@ -95,3 +95,28 @@ def vllm_release_sources() -> dict:
 def vllm_wheel():
     """``vllm_wheel("0.33.0")``: the path of that release's wheel."""
     return vllm_sources.wheel
+
+
+# ---- a real HTTPS Git server on the loopback (tests/gitserver.py), trusted through GIT_SSL_CA_INFO
+
+
+@pytest.fixture(scope="session")
+def git_tls(tmp_path_factory):
+    from tests.gitserver import make_certificate
+
+    return make_certificate(tmp_path_factory.mktemp("git-tls"))
+
+
+@pytest.fixture
+def git_server(tmp_path, git_tls, settings, monkeypatch):
+    """Serves the repositories under ``tmp_path`` over https (``git_server.url("deployments")``) and records
+    every request; the product trusts its certificate (the setting, and the environment for worker processes)."""
+    from tests.gitserver import start
+
+    cert, key = git_tls
+    server, httpd = start(tmp_path, cert, key)
+    settings.GIT_SSL_CA_INFO = str(cert)
+    monkeypatch.setenv("GIT_SSL_CA_INFO", str(cert))
+    yield server
+    httpd.shutdown()
+    httpd.server_close()

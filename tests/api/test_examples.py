@@ -32,12 +32,16 @@ def test_every_operation_with_a_body_has_an_example_that_works(staff_api, team, 
     draft = staff_api.post("/api/v1/rulesets/", {}, format="json").json()["id"]
     ids = {"{id}": str(draft), "{slug}": team.slug}
     missing, failed = [], []
+    created = {}  # collection path -> the id of what its POST example made (for its {id} operations)
     for path, method, operation in _operations():
         examples = operation["requestBody"]["content"]["application/json"].get("examples")
         if not examples:
             missing.append(f"{method.upper()} {path}")
             continue
         url = path.replace("{id}", str(profile.pk)) if path.startswith("/api/v1/profiles/") else path
+        collection = path.split("{id}")[0]
+        if "{id}" in url and collection in created:
+            url = url.replace("{id}", str(created[collection]))
         for key, value in ids.items():
             url = url.replace(key, value)
         if path == "/api/v1/admission/":
@@ -46,5 +50,7 @@ def test_every_operation_with_a_body_has_an_example_that_works(staff_api, team, 
             response = getattr(staff_api, method)(url, example["value"], format="json")
             if not 200 <= response.status_code < 300:
                 failed.append((method.upper(), url, response.status_code, response.content[:300]))
+            elif method == "post" and "{" not in path and isinstance(response.json(), dict):
+                created.setdefault(path, response.json().get("id"))
     assert missing == []
     assert failed == []

@@ -60,14 +60,14 @@ def commit(repo, message, **files):
 
 
 @pytest.fixture
-def source(api, team, repo, settings, tmp_path):
+def source(api, team, repo, settings, tmp_path, git_server):
     settings.VAR_DIR = tmp_path / "var"
     response = api.post(
         "/api/v1/sources/",
         {
             "team": team.slug,
             "name": "deployments",
-            "url": str(repo),
+            "url": git_server.url("deployments"),
             "paths": ["deploy/*.yaml", "profiles/*.sh"],
         },
         format="json",
@@ -123,11 +123,11 @@ def test_a_file_that_cannot_be_parsed_is_reported_on_the_source(source, repo):
     assert source.last_errors[0]["path"] == "profiles/small.sh" and "quote" in source.last_errors[0]["error"]
 
 
-def test_an_unreachable_repository_is_a_clear_error(api, team, settings, tmp_path):
+def test_an_unreachable_repository_is_a_clear_error(api, team, settings, tmp_path, git_server):
     settings.VAR_DIR = tmp_path / "var"
     response = api.post(
         "/api/v1/sources/",
-        {"team": team.slug, "name": "gone", "url": str(tmp_path / "nowhere"), "paths": ["*.yaml"]},
+        {"team": team.slug, "name": "gone", "url": git_server.url("nowhere"), "paths": ["*.yaml"]},
         format="json",
     )
     source = GitSource.objects.get(pk=response.json()["id"])

@@ -35,7 +35,7 @@ def synced(team, path):
 
 
 def test_beat_syncs_a_repository_and_mails_the_commit_that_broke_a_profile(
-    workers, smtp, user, team, repo, monkeypatch
+    workers, smtp, user, team, repo, monkeypatch, git_server
 ):
     api = APIClient()
     api.force_authenticate(user)
@@ -44,7 +44,7 @@ def test_beat_syncs_a_repository_and_mails_the_commit_that_broke_a_profile(
         {
             "team": team.slug,
             "name": "deployments",
-            "url": str(repo),
+            "url": git_server.url("deployments"),
             "paths": ["deploy/*.yaml", "profiles/*.sh"],
         },
         format="json",
