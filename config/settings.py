@@ -243,6 +243,7 @@ MODEL_LOCAL_DIRS = env.list("MODEL_LOCAL_DIRS", default=[])
 # New vLLM releases: off unless VLLM_RELEASE_INDEX_URL names a PyPI-style JSON API (https://pypi.org/pypi or
 # a mirror's); beat then asks it every VLLM_RELEASE_WATCH_INTERVAL seconds (default hourly).
 VLLM_RELEASE_INDEX_URL = env.str("VLLM_RELEASE_INDEX_URL", default="")
+VLLM_RELEASE_MAX_WHEEL_BYTES = env.int("VLLM_RELEASE_MAX_WHEEL_BYTES", default=1 << 30)  # a wheel, at most
 if VLLM_RELEASE_INDEX_URL:
     _watch_every = env.float("VLLM_RELEASE_WATCH_INTERVAL", default=3600.0)
     CELERY_BEAT_SCHEDULE["release-watch"] = {
