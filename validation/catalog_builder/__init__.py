@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess  # nosec B404: fetch_wheel runs pip, as an argument list
+import subprocess  # nosec B404  # fetch_wheel runs pip, as an argument list
 import sys
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,7 @@ def fetch_wheel(version: str, dest_dir: str | Path) -> Path:
         "-d",
         str(dest),
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)  # nosec B603: argv of this interpreter's pip; the version is checked above
+    proc = subprocess.run(cmd, capture_output=True, text=True)  # nosec B603  # argv of this interpreter's pip; the version is checked above
     found = sorted(dest.glob(f"vllm-{version}-*.whl"))
     if proc.returncode != 0 or not found:
         raise RuntimeError(
