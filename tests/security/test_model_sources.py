@@ -213,3 +213,17 @@ def test_a_mirror_redirecting_elsewhere_does_not_hand_it_the_token(api, tmp_path
         assert asked and all(s.authorization == "Bearer hf_server_secret" for s in asked)
         followed = [s for s in elsewhere.seen if "/Org/Model/" in s.path]
         assert followed and all(s.authorization is None for s in elsewhere.seen), elsewhere.seen
+
+
+def test_the_admission_webhook_does_not_read_a_local_directory_either(tmp_path):
+    from rest_framework.test import APIClient
+
+    from tests.profiles.test_admission import deployment, review
+
+    folder = model_dir(tmp_path / "model")
+    body = review(deployment(image="vllm/vllm-openai:v0.33.0", args=[str(folder), "-tp", "8"]))
+    response = APIClient().post("/api/v1/admission/", body, format="json")  # the API server: no user
+    assert response.status_code == 200, response.content
+    assert CANARY not in response.content.decode() and "(30)" not in response.content.decode()
+    (row,) = ModelConfig.objects.filter(repo=str(folder))
+    assert row.config is None and NOT_READ in row.error
