@@ -71,7 +71,7 @@ def _role_query() -> str:
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
     column = {name: quote(membership.get_field(name).column) for name in ("role", "user", "team")}
     return (
-        f"SELECT {column['role']} FROM {quote(membership.db_table)} "
+        f"SELECT {column['role']} FROM {quote(membership.db_table)} "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
         f"WHERE {column['user']} = %s AND {column['team']} = %s"
     )
 

@@ -33,7 +33,7 @@ def _token_query(extra: tuple[str, ...] = ()) -> tuple[str, list[str], list[str]
     columns = [f"t.{quote(f.column)}" for f in token_fields] + [f"u.{quote(f.column)}" for f in user_fields]
     columns += [f"({sql})" for sql in extra]
     sql = (
-        f"SELECT {', '.join(columns)} FROM {quote(ApiToken._meta.db_table)} t "
+        f"SELECT {', '.join(columns)} FROM {quote(ApiToken._meta.db_table)} t "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
         f"JOIN {quote(user_model._meta.db_table)} u ON u.{quote(user_model._meta.pk.column)} = "
         f"t.{quote(ApiToken._meta.get_field('user').column)} WHERE t.{quote('digest')} = %s"
     )

@@ -2,11 +2,12 @@
 
 Web, worker and beat are separate processes, so in-process counters would each see a part; the database
 (and the broker, for the queue depth) sees everything. Each scrape costs a handful of aggregate queries.
-Set METRICS_TOKEN to require `Authorization: Bearer <token>`.
+Set METRICS_TOKEN to require `Authorization: Bearer <token>` (compared in constant time).
 """
 
 from __future__ import annotations
 
+import hmac
 import os
 
 import redis
@@ -92,6 +93,9 @@ REGISTRY.register(DatabaseCollector())
 
 def metrics_view(request):
     token = os.environ.get("METRICS_TOKEN")
-    if token and request.headers.get("Authorization") != f"Bearer {token}":
-        return HttpResponseForbidden("metrics need the bearer token")
+    if token:
+        given = request.headers.get("Authorization") or ""
+        # Constant time: how long the comparison takes says nothing of how much of the token was right.
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            return HttpResponseForbidden("metrics need the bearer token")
     return HttpResponse(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)

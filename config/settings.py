@@ -235,9 +235,15 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 50},
     },
 }
+# Local model directories (a profile's --model, --hf-config-path or draft model naming a path) are read only
+# under these roots (real paths: ".." and symbolic links cannot leave them); empty, the default: none is read
+# on the server, a private model's config.json is uploaded on the Models page instead (docs/security.md).
+MODEL_LOCAL_DIRS = env.list("MODEL_LOCAL_DIRS", default=[])
+
 # New vLLM releases: off unless VLLM_RELEASE_INDEX_URL names a PyPI-style JSON API (https://pypi.org/pypi or
 # a mirror's); beat then asks it every VLLM_RELEASE_WATCH_INTERVAL seconds (default hourly).
 VLLM_RELEASE_INDEX_URL = env.str("VLLM_RELEASE_INDEX_URL", default="")
+VLLM_RELEASE_MAX_WHEEL_BYTES = env.int("VLLM_RELEASE_MAX_WHEEL_BYTES", default=1 << 30)  # a wheel, at most
 if VLLM_RELEASE_INDEX_URL:
     _watch_every = env.float("VLLM_RELEASE_WATCH_INTERVAL", default=3600.0)
     CELERY_BEAT_SCHEDULE["release-watch"] = {

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -47,11 +48,33 @@ def _store(repo: str, revision: str, **values: Any) -> ModelConfig:
     raise HubError(f"could not store the config of {repo}")  # pragma: no cover - needs three racing writers
 
 
+def _was_read_locally(repo: str, revision: str) -> bool:
+    """The stored config of ``repo`` at ``revision`` was read from a local directory."""
+    row = model_config_stored(repo, revision)
+    return row is not None and row.source == ModelConfig.Source.LOCAL
+
+
+_NOTHING_KNOWN = {
+    "config": None,
+    "source": "",
+    "commit": "",
+    "files": None,
+    "tokens": None,
+    "encoder_config": None,
+    "tokenizer_max_length": None,
+}
+
+
 def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) -> ModelConfig:
     """Resolve now (local directory, HF cache or Hub) and store the outcome. A failure keeps the last good
     config of the row, if any, and records the error. ``force``: ask the Hub even if it was unreachable a
-    moment ago (an explicit refresh; otherwise modelhub answers from the cache alone for a few minutes)."""
-    result = modelhub.resolve(repo, revision, force=force)
+    moment ago (an explicit refresh; otherwise modelhub answers from the cache alone for a few minutes).
+    A local directory is read only under the operator's MODEL_LOCAL_DIRS (none by default); a config read
+    from a directory that cannot be read now is not kept (it may be one that is no longer allowed)."""
+    hub = modelhub.HubSettings.from_env(local_roots=tuple(settings.MODEL_LOCAL_DIRS))
+    result = modelhub.resolve(repo, revision, settings=hub, force=force)
+    if result.config is None and _was_read_locally(repo, revision):
+        return _store(repo, revision, error=result.error, **_NOTHING_KNOWN)
     if result.config is not None:
         return _store(
             repo,

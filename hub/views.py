@@ -55,6 +55,8 @@ def model_config_refresh(request, pk: int):
     else:
         messages.error(request, f"Could not fetch the config.json of {row}: {row.error}")
     target = request.POST.get("next") or ""
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         target = "hub:model-configs"
     return redirect(target)

@@ -166,11 +166,11 @@ def _statement(
     if guard_model is not None:
         guard_meta = guard_model._meta
         guard = (
-            f"WHERE (SELECT to_jsonb(g) FROM {quote(guard_meta.db_table)} g "
+            f"WHERE (SELECT to_jsonb(g) FROM {quote(guard_meta.db_table)} g "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
             f"WHERE g.{quote(guard_meta.pk.column)} = %s) = %s::jsonb "
         )
     ctes = [
-        f"p AS (INSERT INTO {table} ({columns}) SELECT {columns} "
+        f"p AS (INSERT INTO {table} ({columns}) SELECT {columns} "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
         f"FROM jsonb_populate_record(NULL::{table}, %s::jsonb) {guard}"
         f"RETURNING {', '.join(quote(f.column) for f in [pk, *back])})"
     ]
@@ -185,17 +185,17 @@ def _statement(
         ]
         name = f"c{number}"
         cte = (
-            f"{name} AS (INSERT INTO {child_table} ({', '.join(quote(f.column) for f in fields)}) "
+            f"{name} AS (INSERT INTO {child_table} ({', '.join(quote(f.column) for f in fields)}) "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
             f"SELECT {', '.join(values)} FROM p, jsonb_populate_recordset(NULL::{child_table}, %s::jsonb) r"
         )
         wanted = [child_meta.auto_field] if child_meta.auto_field is not None else []
         wanted += [child_meta.get_field(n) for n in child_returning]
         if wanted:
             cte += f" RETURNING {', '.join(quote(f.column) for f in wanted)}"
-            selected += [f"ARRAY(SELECT {quote(f.column)} FROM {name})" for f in wanted]
+            selected += [f"ARRAY(SELECT {quote(f.column)} FROM {name})" for f in wanted]  # nosec B608  # names from model metadata (quote_name), values are %s parameters
         read.append(wanted)
         ctes.append(cte + ")")
-    return f"WITH {', '.join(ctes)} SELECT {', '.join(selected)} FROM p", back, read
+    return f"WITH {', '.join(ctes)} SELECT {', '.join(selected)} FROM p", back, read  # nosec B608  # names from model metadata (quote_name), values are %s parameters
 
 
 # The rows' JSON parameters, written without spaces after the separators and without the check for circular

@@ -37,7 +37,7 @@ def _team_query() -> tuple[str, list[str], list[tuple]]:
     image = ", to_jsonb(t)::text" if connection.vendor == "postgresql" else ""
     columns = ", ".join(f"t.{quote(f.column)}" for f in fields)
     sql = (
-        f"SELECT {columns}{image} FROM {quote(Team._meta.db_table)} t "
+        f"SELECT {columns}{image} FROM {quote(Team._meta.db_table)} t "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
         f"WHERE t.{quote(Team._meta.get_field('slug').column)} = %s"
     )
     return sql, [f.attname for f in fields], converters_of(fields)
@@ -238,7 +238,7 @@ def _page_of_sorted_matches(profiles: QuerySet[Profile], ordering, start: int, s
         for field in ordering
     )
     query = (
-        f"WITH m ({', '.join(names)}) AS MATERIALIZED ({sql}) "
+        f"WITH m ({', '.join(names)}) AS MATERIALIZED ({sql}) "  # nosec B608  # generated column names and ASC/DESC; values are %s parameters
         f"SELECT c0 FROM m ORDER BY {order} LIMIT %s OFFSET %s"
     )
     with connection.cursor() as cursor:

@@ -80,13 +80,22 @@ class HubSettings:
     timeout: float
     offline_reason: str = "HF_HUB_OFFLINE=1"
     unreachable_ttl: float = DEFAULT_UNREACHABLE_TTL
+    # Which local model directories may be read: None, any (the linter, on the user's own machine, reads what
+    # vLLM would read there); a tuple, only directories under those roots, symbolic links and ".." resolved
+    # (the server: its MODEL_LOCAL_DIRS, empty by default, so a profile cannot read the server's files).
+    local_roots: tuple[str, ...] | None = None
 
     @classmethod
     def from_env(
-        cls, environ: Mapping[str, str] | None = None, *, force_offline: bool = False
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        force_offline: bool = False,
+        local_roots: tuple[str, ...] | None = None,
     ) -> HubSettings:
         """The Hugging Face settings as huggingface_hub reads them, but read now rather than at import.
-        ``force_offline``: the local cache alone, whatever the environment says (a linter without network)."""
+        ``force_offline``: the local cache alone, whatever the environment says (a linter without network).
+        ``local_roots``: see :attr:`local_roots`."""
         env = os.environ if environ is None else environ
         if env.get("HF_HUB_CACHE"):
             cache = env["HF_HUB_CACHE"]
@@ -115,6 +124,7 @@ class HubSettings:
             timeout=max(timeout, 0.1),
             offline_reason="HF_HUB_OFFLINE=1" if offline else "the cache alone is read",
             unreachable_ttl=max(ttl, 0.0),
+            local_roots=None if local_roots is None else tuple(local_roots),
         )
 
     @property
@@ -224,11 +234,69 @@ def _looks_like_path(repo: str) -> bool:
     return repo.startswith(("/", "./", "../", "~")) or os.sep + os.sep in repo
 
 
-def _read_local(directory: Path) -> Resolution:
+# --- What a user may name (a profile is user input: its model, revision and draft reach this module) ---
+
+NOT_A_REPO = "not a Hugging Face repository id (org/name) nor a local directory"
+LOCAL_REFUSED = (
+    "local model directories are not read on this server; upload the config on the Models page "
+    "(or POST /api/v1/model-configs/)"
+)
+
+
+def revision_problem(revision: str) -> str | None:
+    """Why ``revision`` cannot be a branch, tag or commit (git's check-ref-format rules: no "..", no "//",
+    no control character, space or ``~^:?*[\\``, no leading "/" "-" "." ...), else None. A revision becomes
+    part of a path in the Hugging Face cache (``refs/<revision>``): none of these can leave it."""
+    if not revision:
+        return None
+    if (
+        len(revision) > 255
+        or revision.startswith(("/", "-", "."))
+        or revision.endswith(("/", ".", ".lock"))
+        or any(part in revision for part in ("..", "//", "/.", "@{"))
+        or any(c in " ~^:?*[\\" or ord(c) < 32 or ord(c) == 127 for c in revision)
+    ):
+        return f"revision {revision!r} is not a branch, tag or commit name"
+    return None
+
+
+def _root_of(path: str, roots: tuple[str, ...]) -> str | None:
+    """The root (real path) of ``roots`` that holds the real path ``path``, else None."""
+    for root in roots:
+        real_root = os.path.realpath(root)
+        if os.path.commonpath([real_root, path]) == real_root:
+            return real_root
+    return None
+
+
+def _read_allowed(repo: str, roots: tuple[str, ...]) -> Resolution:
+    """A local directory on a server: read only under one of ``roots`` (real paths: a symbolic link or ".."
+    cannot leave them), with the same answer whether or not the refused directory exists."""
+    if not roots:
+        return Resolution(None, "", error=LOCAL_REFUSED)
+    real = os.path.realpath(os.path.expanduser(repo))
+    root = _root_of(real, roots)
+    if root is None:
+        return Resolution(
+            None,
+            "",
+            error=f"local model directories are read on this server only under {', '.join(roots)} "
+            "(MODEL_LOCAL_DIRS); upload the config on the Models page (or POST /api/v1/model-configs/)",
+        )
+    if not os.path.isdir(real):
+        return Resolution(None, "", error=f"no such local directory {repo}")
+    return _read_local(Path(real), root=root)
+
+
+def _read_local(directory: Path, *, root: str | None = None) -> Resolution:
+    """config.json and the checkpoint facts of a local directory; with ``root``, only files whose real path is
+    under it are read (a symbolic link out of the allowed roots is a missing file)."""
     path = directory / CONFIG_NAME
     try:
+        if root is not None and _root_of(os.path.realpath(path), (root,)) is None:
+            raise FileNotFoundError(path)
         config = parse_config(path.read_bytes(), where=str(path))
-        files, tokens, encoder, max_length = checkpoint_facts(directory)
+        files, tokens, encoder, max_length = checkpoint_facts(directory, root=root)
         return Resolution(
             config,
             "local",
@@ -247,8 +315,18 @@ def resolve(
     repo: str, revision: str = "", *, settings: HubSettings | None = None, force: bool = False
 ) -> Resolution:
     """config.json of a local directory or a Hugging Face repository at ``revision``; never raises.
-    ``force``: ask the Hub even if it was found unreachable a moment ago (an explicit refresh)."""
+    ``force``: ask the Hub even if it was found unreachable a moment ago (an explicit refresh).
+    A URL is never fetched (only ids on the configured endpoint are: HF_TOKEN goes nowhere else), a revision
+    that is not a ref name is refused, and local directories are read as ``settings.local_roots`` allows."""
     settings = settings or HubSettings.from_env()
+    if "://" in repo:
+        return Resolution(None, "", error=NOT_A_REPO)
+    if problem := revision_problem(revision):
+        return Resolution(None, "", error=problem)
+    if settings.local_roots is not None:  # a server: only ids and directories under its roots
+        if _looks_like_path(repo):
+            return _read_allowed(repo, settings.local_roots)
+        return _fetch(repo, revision, settings, force=force)
     local = Path(os.path.expanduser(repo))
     if local.is_dir():
         return _read_local(local)
@@ -366,18 +444,24 @@ def tokenizer_max_length(paths: Mapping[str, Path]) -> int | None:
 CheckpointFacts = tuple[tuple[str, ...] | None, dict[str, bool] | None, dict[str, Any] | None, int | None]
 
 
-def checkpoint_facts(directory: Path) -> CheckpointFacts:
+def checkpoint_facts(directory: Path, *, root: str | None = None) -> CheckpointFacts:
     """What vLLM sees of a checkpoint folder (a local model directory, or a snapshot of the HF cache) beside
     config.json: the names of its ``*.json`` files (``glob(os.path.join(folder, "*.json"))`` in
     ``weight_utils.get_quant_config``, which looks for a quantization method's config file among them),
     which :data:`PROBE_TOKENS` its tokenizer holds, its sentence-transformers config
     (:func:`sentence_transformers_config`) and its tokenizer's model_max_length. Reads the tokenizer's files
-    once (at a fetch)."""
+    once (at a fetch). ``root``: a file whose real path is not under it is left out (see :func:`resolve`)."""
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.name.endswith(".json"))
     except OSError:
         return None, None, None, None
-    files = tuple(name for name in names if not name.startswith(".") and (directory / name).is_file())
+    files = tuple(
+        name
+        for name in names
+        if not name.startswith(".")
+        and (directory / name).is_file()
+        and (root is None or _root_of(os.path.realpath(directory / name), (root,)) is not None)
+    )
     return _facts_of(files, lambda name: directory / name)
 
 
@@ -560,6 +644,12 @@ def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = Fal
             error=f"not in the local Hugging Face cache {settings.cache_dir} ({settings.offline_reason})",
         )
     import huggingface_hub  # noqa: F401  (imported here, so its import time never counts against the deadline)
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:  # before any request: only a repository id ever follows the endpoint in a URL carrying HF_TOKEN
+        validate_repo_id(repo)
+    except HFValidationError:
+        return Resolution(None, "", error=NOT_A_REPO)
 
     deadline = time.monotonic() + settings.timeout
     while True:
@@ -614,7 +704,7 @@ def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> 
             return f"not in the local Hugging Face cache {settings.cache_dir} ({settings.offline_reason})"
         return f"{where} cannot be reached and the local cache {settings.cache_dir} does not hold it"
     if isinstance(exc, errors.HFValidationError):
-        return "not a Hugging Face repository id (org/name) nor a local directory"
+        return NOT_A_REPO
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", None)
         return f"{where} answered HTTP {status}" if status else str(exc).splitlines()[0]

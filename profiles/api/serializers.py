@@ -229,7 +229,7 @@ class DirectValidation:
             value = self.validate(given)
         except (serializers.ValidationError, DjangoValidationError) as exc:
             raise serializers.ValidationError(detail=as_serializer_error(exc)) from exc
-        assert value is not None, ".validate() should return the validated data"
+        assert value is not None, ".validate() should return the validated data"  # nosec B101  # DRF's own sanity check of validate(), not a permission
         return value
 
 

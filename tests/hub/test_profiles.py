@@ -174,7 +174,8 @@ def test_draft_model_config_is_resolved_and_its_absence_reported(api, team, hf_c
     assert note["message"].startswith("could not fetch config.json of the draft model Org/Draft:")
 
 
-def test_local_directory_model(api, team, hf_cache, tmp_path):
+def test_local_directory_model(api, team, hf_cache, tmp_path, settings):
+    settings.MODEL_LOCAL_DIRS = [str(tmp_path)]  # the operator's roots (none by default: tests/security)
     model_dir = tmp_path / "qwen-local"
     model_dir.mkdir()
     (model_dir / "config.json").write_text(json.dumps(QWEN25_7B))

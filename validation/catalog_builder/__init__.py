@@ -11,7 +11,8 @@ The catalog shape is documented in :mod:`validation.engine.catalog`; each argume
 from __future__ import annotations
 
 import json
-import subprocess
+import re
+import subprocess  # nosec B404  # fetch_wheel runs pip, as an argument list
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,10 @@ def write_catalog(catalog: dict[str, Any], out_dir: str | Path = CATALOG_DIR) ->
 def fetch_wheel(version: str, dest_dir: str | Path) -> Path:
     """Download the vLLM wheel of ``version`` into ``dest_dir`` and return its path.
 
-    Runs ``pip download --no-deps --only-binary :all: vllm==X -d DIR``; a wheel already there is reused."""
+    Runs ``pip download --no-deps --only-binary :all: vllm==X -d DIR``; a wheel already there is reused.
+    ``version`` must be a version number (it is a requirement's text for pip, never an option: no shell)."""
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)*([a-z0-9.+-]*)", version or ""):
+        raise ValueError(f"{version!r} is not a vLLM version number")
     dest = Path(dest_dir)
     dest.mkdir(parents=True, exist_ok=True)
     existing = sorted(dest.glob(f"vllm-{version}-*.whl"))
@@ -79,7 +83,7 @@ def fetch_wheel(version: str, dest_dir: str | Path) -> Path:
         "-d",
         str(dest),
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True)  # nosec B603  # argv of this interpreter's pip; the version is checked above
     found = sorted(dest.glob(f"vllm-{version}-*.whl"))
     if proc.returncode != 0 or not found:
         raise RuntimeError(

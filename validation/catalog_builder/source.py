@@ -8,6 +8,9 @@ import zipfile
 from pathlib import Path
 
 WHEEL_VERSION = re.compile(r"^vllm-(?P<version>[0-9][^-]*)-")
+# The vllm/*.py files of a wheel are read into memory: at most this much, uncompressed (vLLM's are tens of
+# MB), so a wheel from a compromised index (its sha256 matching the index's) cannot exhaust the worker.
+MAX_SOURCE_BYTES = 256 << 20
 
 
 class SourceTree:
@@ -30,9 +33,16 @@ class SourceTree:
                 digest.update(chunk)
         files: dict[str, str] = {}
         with zipfile.ZipFile(path) as zf:
-            for name in zf.namelist():
-                if name.startswith("vllm/") and name.endswith(".py"):
-                    files[name] = zf.read(name).decode("utf-8", errors="replace")
+            members = [
+                m for m in zf.infolist() if m.filename.startswith("vllm/") and m.filename.endswith(".py")
+            ]
+            total = sum(member.file_size for member in members)
+            if total > MAX_SOURCE_BYTES:  # zipfile never reads a member beyond its stated size
+                raise ValueError(
+                    f"{path.name}: its vllm/*.py files hold {total} bytes, more than {MAX_SOURCE_BYTES}"
+                )
+            for member in members:
+                files[member.filename] = zf.read(member).decode("utf-8", errors="replace")
         return cls(files, origin=str(path), wheel=path.name, sha256=digest.hexdigest())
 
     @classmethod

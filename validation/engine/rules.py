@@ -200,11 +200,11 @@ _CEL_NESTING = re.compile(r"\.(?:all|exists_one|exists|map|filter)\(|[()]")
 def _comprehension_depth(expr: str) -> int:
     deepest, stack = 0, []
     for token in _CEL_NESTING.findall(_CEL_STRING.sub('""', expr)):
-        if token == ")":
+        if token == ")":  # nosec B105  # a CEL token, not a password
             if stack:
                 stack.pop()
             continue
-        stack.append(token != "(")
+        stack.append(token != "(")  # nosec B105  # a CEL token, not a password
         deepest = max(deepest, sum(stack))
     return deepest
 

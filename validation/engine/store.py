@@ -14,7 +14,7 @@ planning computed.
 from __future__ import annotations
 
 import hashlib
-import pickle
+import pickle  # nosec B403  # see loads()
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -49,4 +49,4 @@ def dumps(ruleset: Any) -> bytes | None:
 
 
 def loads(data: bytes) -> Any:
-    return pickle.loads(data)
+    return pickle.loads(data)  # nosec B301  # bytes from Django's cache, written by this server only

@@ -172,7 +172,7 @@ def _looks_like_vllm_config(text: str, data: ShippedData) -> bool:
     import yaml
 
     try:
-        mapping = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        mapping = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # nosec B506  # the Loader is yaml's SafeLoader (C or Python)
     except yaml.YAMLError:
         return True  # let the parser say what is wrong
     if not isinstance(mapping, dict) or not mapping:

@@ -6,7 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
-import pickle
+import pickle  # nosec B403  # the user's own cache, see below
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -76,7 +76,7 @@ class ShippedData:
             if path.suffix == ".json":
                 data = json.loads(text)
             else:
-                data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+                data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # nosec B506  # the Loader is yaml's SafeLoader (C or Python)
             _write_quietly(cached, json.dumps(data))
         if isinstance(data, dict) and "pack" not in data and isinstance(data.get("ruleset"), dict):
             data = data["ruleset"]  # the API's export wraps the pack with the rule set's number
@@ -95,11 +95,11 @@ class ShippedData:
 
         try:
             with self._compiled_path.open("rb") as handle:
-                ruleset = pickle.load(handle)
+                ruleset = pickle.load(handle)  # nosec B301  # the user's own cache (~/.cache), like __pycache__
             if isinstance(ruleset, CompiledRuleSet) and ruleset.lazy:
                 self._loaded_plans = len(ruleset._plans)
                 return ruleset
-        except Exception:
+        except Exception:  # nosec B110  # an unreadable cache is rebuilt below
             pass
         pack = self.pack
         compile_ruleset(pack)
@@ -145,10 +145,10 @@ def _load_catalog(path: Path):
     cached = _cache_dir() / "catalogs" / f"{digest.hexdigest()}.pickle"
     try:
         with cached.open("rb") as handle:
-            catalog = pickle.load(handle)
+            catalog = pickle.load(handle)  # nosec B301  # the user's own cache (~/.cache), like __pycache__
         if isinstance(catalog, Catalog):
             return catalog
-    except Exception:  # no cache yet, or one this code cannot read: parse the JSON
+    except Exception:  # nosec B110  # no cache yet, or one this code cannot read: parse the JSON
         pass
     catalog = Catalog.load(path)
     with contextlib.suppress(pickle.PicklingError, TypeError, AttributeError):

@@ -235,8 +235,10 @@ def build_digest(recipient, alerts: list[Alert]) -> EmailMultiAlternatives:
             }
         )
     count = len(items)
+    # A profile's name is a user's text: on one line in the subject (a line break there would make Django
+    # refuse the whole message, and the digest would never go out).
     subject = (
-        f"[vLLM Profiles] {items[0]['profile']} became invalid"
+        f"[vLLM Profiles] {' '.join(str(items[0]['profile']).split())} became invalid"
         if count == 1
         else f"[vLLM Profiles] {count} profiles became invalid"
     )
