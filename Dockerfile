@@ -5,6 +5,7 @@ COPY pyproject.toml README.md ./
 COPY config config
 COPY profiles profiles
 COPY validation validation
+COPY vllmcheck vllmcheck
 RUN pip install --no-cache-dir .
 COPY . .
 RUN python manage.py collectstatic --noinput -v0

@@ -1,4 +1,4 @@
-"""Parsing profiles exactly as ``vllm serve`` reads them (validation.engine.parse)."""
+"""Parsing profiles exactly as ``vllm serve`` reads them (vllmcheck.engine.parse)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validation.engine.catalog import Catalog
-from validation.engine.parse import (
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.parse import (
     detect_format,
     human_readable_int,
     parse_any,
@@ -19,7 +19,7 @@ from validation.engine.parse import (
     parse_json,
     split_shell_words,
 )
-from validation.engine.types import ParseError
+from vllmcheck.engine.types import ParseError
 
 
 def _bool(name, *, negatable=True, extra_negative=()):
@@ -119,7 +119,7 @@ FIXTURE = {
 }
 CATALOG = Catalog.from_dict(FIXTURE)
 OLD_CATALOG = Catalog.from_dict({**FIXTURE, "version": "0.27.1"})
-REAL_CATALOG_PATH = Path(__file__).resolve().parents[2] / "validation" / "catalogs" / "0.31.0.json"
+REAL_CATALOG_PATH = Path(__file__).resolve().parents[2] / "vllmcheck" / "catalogs" / "0.31.0.json"
 
 SEED = (
     "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask "

@@ -86,7 +86,7 @@ class Command(BaseCommand):
             if not verdict.valid:
                 sys.exit(1)
             return
-        from validation.linter import DEFAULT_PATTERNS, iter_inputs
+        from vllmcheck.linter import DEFAULT_PATTERNS, iter_inputs
 
         results = []
         for path, _explicit in iter_inputs(paths, DEFAULT_PATTERNS):
