@@ -6,7 +6,7 @@ COPY config config
 COPY profiles profiles
 COPY validation validation
 COPY vllmcheck vllmcheck
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir ./vllmcheck .
 COPY . .
 RUN python manage.py collectstatic --noinput -v0
 EXPOSE 8000
