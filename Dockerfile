@@ -5,7 +5,8 @@ COPY pyproject.toml README.md ./
 COPY config config
 COPY profiles profiles
 COPY validation validation
-RUN pip install --no-cache-dir .
+COPY vllmcheck vllmcheck
+RUN pip install --no-cache-dir ./vllmcheck .
 COPY . .
 RUN python manage.py collectstatic --noinput -v0
 EXPOSE 8000

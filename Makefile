@@ -5,10 +5,15 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
 .PHONY: run test lint bench venv services
 
-.venv/.installed: pyproject.toml
+# vllmcheck (the core and the linter, ./vllmcheck) is a distribution of its own that the dashboard depends on:
+# both are installed by the one pip command, editable, so the venv runs the working tree. A venv made before
+# the split has vllm-profiles owning the vllm-profiles-lint script: uninstalled first, so that replacing it
+# does not delete the script vllmcheck has just written.
+.venv/.installed: pyproject.toml vllmcheck/pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip uninstall -q -y vllm-profiles
+	$(PY) -m pip install -q -e ./vllmcheck -e '.[dev]'
 	touch $@
 
 venv: .venv/.installed

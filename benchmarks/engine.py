@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from validation.engine.catalog import Catalog  # noqa: E402
-from validation.engine.checks import HistoryIndex  # noqa: E402
-from validation.engine.lint import build_document, validate  # noqa: E402
-from validation.engine.rules import compile_ruleset, load_pack  # noqa: E402
+from vllmcheck.engine.catalog import Catalog  # noqa: E402
+from vllmcheck.engine.checks import HistoryIndex  # noqa: E402
+from vllmcheck.engine.lint import build_document, validate  # noqa: E402
+from vllmcheck.engine.rules import compile_ruleset, load_pack  # noqa: E402
 
 SPECULATIVE = [
     {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4},
@@ -107,14 +107,14 @@ def main() -> None:
     options = parser.parse_args()
 
     catalogs: dict[str, Catalog | None] = {
-        path.stem: Catalog.load(path) for path in sorted((ROOT / "validation" / "catalogs").glob("*.json"))
+        path.stem: Catalog.load(path) for path in sorted((ROOT / "vllmcheck" / "catalogs").glob("*.json"))
     }
     if not catalogs:
         catalogs = {v: None for v in ("0.28.0", "0.31.0", "0.33.0")}
     # The release history the catalog checks explain a removed or renamed argument against, indexed once as
     # the servers (``CatalogHistory``) and the linter keep it, not looked up per profile from a mapping.
     history = HistoryIndex({v: c for v, c in catalogs.items() if c is not None})
-    pack = load_pack(ROOT / "validation" / "rulepacks" / "builtin.yaml")
+    pack = load_pack(ROOT / "vllmcheck" / "rulepacks" / "builtin.yaml")
     started = time.perf_counter()
     ruleset = compile_ruleset(pack, version_id=1)
     compile_ms = (time.perf_counter() - started) * 1e3

@@ -50,17 +50,17 @@ def _shim(directory: Path) -> ctypes.CDLL:
 def measure(profiles: int, seed: int, directory: Path) -> None:
     """The child, under callgrind: set up as engine.py does, then one dump per validated profile."""
     from benchmarks.engine import generate
-    from validation.engine.catalog import Catalog
-    from validation.engine.checks import HistoryIndex
-    from validation.engine.lint import build_document, validate
-    from validation.engine.rules import compile_ruleset, load_pack
+    from vllmcheck.engine.catalog import Catalog
+    from vllmcheck.engine.checks import HistoryIndex
+    from vllmcheck.engine.lint import build_document, validate
+    from vllmcheck.engine.rules import compile_ruleset, load_pack
 
     shim = _shim(directory)
     catalogs = {
-        path.stem: Catalog.load(path) for path in sorted((ROOT / "validation" / "catalogs").glob("*.json"))
+        path.stem: Catalog.load(path) for path in sorted((ROOT / "vllmcheck" / "catalogs").glob("*.json"))
     }
     history = HistoryIndex({v: c for v, c in catalogs.items() if c is not None})
-    ruleset = compile_ruleset(load_pack(ROOT / "validation" / "rulepacks" / "builtin.yaml"), version_id=1)
+    ruleset = compile_ruleset(load_pack(ROOT / "vllmcheck" / "rulepacks" / "builtin.yaml"), version_id=1)
     docs = generate(catalogs, profiles, seed)
     for version, catalog in catalogs.items():
         for kind in ("serving", "collection"):

@@ -39,7 +39,7 @@ def main() -> None:
         os.environ.pop(name, None)
     import huggingface_hub  # noqa: F401  (its import is not a request's)
 
-    from validation import modelhub
+    from vllmcheck import modelhub
 
     started = time.perf_counter()
     first = modelhub.resolve("org/model-0")

@@ -119,7 +119,7 @@ def main() -> None:
     parser.add_argument("--skip-manage", action="store_true", help="only the server-free linter")
     options = parser.parse_args()
 
-    for package in ("validation", "profiles", "hub", "sources", "config"):
+    for package in ("vllmcheck", "validation", "profiles", "hub", "sources", "config"):
         compileall.compile_dir(ROOT / package, quiet=1)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["HF_HUB_OFFLINE"] = "1"

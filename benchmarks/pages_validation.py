@@ -146,10 +146,10 @@ def _users_and_teams():
 
 def _distinct_verdicts(sets):
     """The verdict of each argument set on the fleet's release, and on 0.31.0 and 0.32.0 (pinned ones)."""
-    from validation.engine.lint import build_document
     from validation.models import VllmRelease
     from validation.selectors import fleet_release, ruleset_current
     from validation.services.verdicts import document_validate
+    from vllmcheck.engine.lint import build_document
 
     fleet = fleet_release()
     releases = [fleet, *VllmRelease.objects.filter(version__in=["0.31.0", "0.32.0"]).exclude(pk=fleet.pk)]

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from accounts import permissions
 from accounts.audit import audit_record
-from validation import modelhub
 from validation.models import Verdict
 from validation.services.rechecks import recheck_start
+from vllmcheck import modelhub
 
 from .models import ModelConfig, NodeType
 from .selectors import model_config_stored

@@ -1,7 +1,7 @@
 """Kubernetes admission: is every vLLM container of an object one its vLLM release would start?
 
 ``admission_review`` answers an ``admission.k8s.io/v1`` AdmissionReview: the object's vLLM containers (found
-by ``validation.engine.manifests``) are validated like ``POST /api/v1/validate/`` against the release of their
+by ``vllmcheck.engine.manifests``) are validated like ``POST /api/v1/validate/`` against the release of their
 image tag, or the fleet's release when the tag names none. It stores nothing (the webhook is declared
 ``sideEffects: None``, so dry-run requests are answered like any other).
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from validation.engine import manifests
-from validation.engine.types import ParseError
 from validation.errors import DomainError, UnknownRelease
 from validation.selectors import fleet_release, reference_pinned
+from vllmcheck.engine import manifests
+from vllmcheck.engine.types import ParseError
 
 from . import services
 from .manifest_services import workload_input

@@ -7,8 +7,8 @@ import contextlib
 from django import forms
 
 from hub.selectors import node_types
-from validation import modelhub
 from validation.selectors import releases_ordered
+from vllmcheck import modelhub
 
 from .models import Profile, TeamMembership
 from .services import ProfileInput, input_shape

@@ -13,12 +13,12 @@ from typing import Any
 
 from django.db import transaction
 
-from validation.engine import manifests
-from validation.engine import render as engine_render
-from validation.engine.types import ParseError, Verdict
 from validation.errors import DomainError
 from validation.selectors import catalog_for
 from validation.services.verdicts import effective_release, profile_document
+from vllmcheck.engine import manifests
+from vllmcheck.engine import render as engine_render
+from vllmcheck.engine.types import ParseError, Verdict
 
 from . import services
 from .models import Profile, Team

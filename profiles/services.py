@@ -20,9 +20,6 @@ from accounts import permissions
 from accounts.audit import audit_event, audit_record
 from accounts.rows import unsaved
 from hub import services as hub_services
-from validation.engine import parse as engine_parse
-from validation.engine import render as engine_render
-from validation.engine.types import ParseError, Verdict
 from validation.errors import DomainError
 from validation.models import Verdict as VerdictRecord
 from validation.models import VllmRelease
@@ -35,6 +32,9 @@ from validation.services.verdicts import (
     verdict_record,
     verdict_rows_new,
 )
+from vllmcheck.engine import parse as engine_parse
+from vllmcheck.engine import render as engine_render
+from vllmcheck.engine.types import ParseError, Verdict
 
 from . import selectors
 from .inserts import Child, RowChanged, insert_together

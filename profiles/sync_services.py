@@ -11,9 +11,9 @@ from typing import Any
 
 from django.db import transaction
 
-from validation.engine.types import Verdict
 from validation.models import VerdictChange
 from validation.services.alerts import alerts_create_for_change
+from vllmcheck.engine.types import Verdict
 
 from .models import Profile, Team
 from .services import ProfileInput, _active_waivers, _apply_input, _store, profile_check, profile_snapshot

@@ -20,7 +20,6 @@ from django.views.decorators.http import require_POST
 
 from accounts import permissions
 from accounts.permissions import Role
-from validation.engine.types import SEVERITIES
 from validation.errors import DomainError
 from validation.models import Rule, Verdict, Waiver
 from validation.selectors import (
@@ -33,6 +32,7 @@ from validation.selectors import (
 from validation.services import matrix as release_matrix
 from validation.services import waivers as waiver_services
 from validation.services.verdicts import profile_hardware
+from vllmcheck.engine.types import SEVERITIES
 
 from . import manifest_services, selectors, services
 from .filters import ProfileFilter

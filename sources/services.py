@@ -25,11 +25,11 @@ from profiles.models import Team
 from profiles.selectors import git_synced_profiles
 from profiles.services import ProfileInput, user_can_edit
 from profiles.sync_services import profile_sync_remove, profile_sync_save
-from validation.engine import manifests
-from validation.engine import parse as engine_parse
-from validation.engine.types import ParseError
 from validation.errors import DomainError
 from validation.services.queue import enqueue
+from vllmcheck.engine import manifests
+from vllmcheck.engine import parse as engine_parse
+from vllmcheck.engine.types import ParseError
 
 from . import git, remotes, vault
 from .models import GitCredential, GitSource

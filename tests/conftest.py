@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 from profiles.models import TeamMembership
 from profiles.services import team_add_member, team_create
 from tests import vllm_sources
-from validation import modelhub
+from vllmcheck import modelhub
 
 # In CI a skipped test fails the run unless tests/allowed_skips.txt lists it with a reason; pytester tests that.
 pytest_plugins = ["tests.skip_policy", "pytester"]

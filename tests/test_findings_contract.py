@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
-from validation.engine.types import Finding, Verdict
+from vllmcheck.engine.types import Finding, Verdict
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "findings.md"
 FINDING_KEYS = set(Finding(rule="r", severity="error", category="vllm", message="m").as_dict())

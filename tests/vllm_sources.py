@@ -33,7 +33,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-CATALOGS = Path(__file__).resolve().parents[1] / "validation" / "catalogs"
+CATALOGS = Path(__file__).resolve().parents[1] / "vllmcheck" / "catalogs"
 # every release the product ships a catalog for
 RELEASES = sorted((path.stem for path in CATALOGS.glob("*.json")), key=Version)
 DEFAULT_CACHE = "~/.cache/vllm-profiles/wheels"

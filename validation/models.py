@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from .engine.rules import RULE_FIELDS as ENGINE_RULE_FIELDS
+from vllmcheck.engine.rules import RULE_FIELDS as ENGINE_RULE_FIELDS
 
 
 class VllmRelease(models.Model):

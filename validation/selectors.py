@@ -36,14 +36,14 @@ from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from accounts.rows import read_row
+from vllmcheck.engine import lint as engine_lint
+from vllmcheck.engine import store
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.cel_paths import PathIssue, check_paths
+from vllmcheck.engine.checks import HistoryIndex
+from vllmcheck.engine.rules import CompiledRuleSet, compile_ruleset
+from vllmcheck.engine.store import engine_fingerprint
 
-from .engine import lint as engine_lint
-from .engine import store
-from .engine.catalog import Catalog
-from .engine.cel_paths import PathIssue, check_paths
-from .engine.checks import HistoryIndex
-from .engine.rules import CompiledRuleSet, compile_ruleset
-from .engine.store import engine_fingerprint
 from .errors import DomainError, UnknownRelease
 from .models import (
     RULE_FIELDS,

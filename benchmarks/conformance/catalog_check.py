@@ -11,13 +11,13 @@ Two modes:
            /work/vllm-conf/venv-0.33.0/bin/python benchmarks/conformance/catalog_check.py dump \
                > /work/vllm-conf/parser-0.33.0.json
 
-  compare  (the product's venv): compare that dump with validation/catalogs/<release>.json: every real
+  compare  (the product's venv): compare that dump with vllmcheck/catalogs/<release>.json: every real
            option string present in the catalog (flags + hidden_aliases + negative_flags), and per argument
            whether type, default and choices agree (normalised, see `norm_*` below). Prints the
            percentage per field and overall, and every mismatch.
 
            .venv/bin/python benchmarks/conformance/catalog_check.py compare \
-               /work/vllm-conf/parser-0.33.0.json [--catalog validation/catalogs/0.33.0.json] [--json OUT]
+               /work/vllm-conf/parser-0.33.0.json [--catalog vllmcheck/catalogs/0.33.0.json] [--json OUT]
 
 See CATALOG-CHECK.md for the figures per release.
 """
@@ -384,7 +384,7 @@ def main() -> None:
     sp.add_parser("dump", help="inside a release's venv: print the real serve parser's actions as JSON")
     cp = sp.add_parser("compare", help="compare a dump with the product's catalog")
     cp.add_argument("dump_file", help="output of `dump`")
-    cp.add_argument("--catalog", help="default: validation/catalogs/<vLLM version of the dump>.json")
+    cp.add_argument("--catalog", help="default: vllmcheck/catalogs/<vLLM version of the dump>.json")
     cp.add_argument("--json", help="also write the result as JSON here")
     opts = ap.parse_args()
     if opts.mode == "dump":
@@ -392,7 +392,7 @@ def main() -> None:
         return
     parser_doc = json.loads(Path(opts.dump_file).read_text())
     cat_path = opts.catalog or os.path.join(
-        REPO, "validation", "catalogs", f"{parser_doc['vllm_version']}.json"
+        REPO, "vllmcheck", "catalogs", f"{parser_doc['vllm_version']}.json"
     )
     res = compare(parser_doc, json.loads(Path(cat_path).read_text()))
     print(render(res))

@@ -32,16 +32,16 @@ sys.path.insert(0, HERE)
 import run  # noqa: E402  (the harness's comparison: the same message matching as its agreement table)
 
 sys.path.insert(0, REPO)
-from validation.engine.checks import CONFIG_STAGE_JSON  # noqa: E402  (plain Python, no Django)
+from vllmcheck.engine.checks import CONFIG_STAGE_JSON  # noqa: E402  (plain Python, no Django)
 
 SPECS = os.path.join(REPO, "tools", "rulepack", "specs", "__init__.py")
-STARTUP = os.path.join(REPO, "validation", "engine", "startup_order.py")
-PACK = os.path.join(REPO, "validation", "rulepacks", "builtin.yaml")
+STARTUP = os.path.join(REPO, "vllmcheck", "engine", "startup_order.py")
+PACK = os.path.join(REPO, "vllmcheck", "rulepacks", "builtin.yaml")
 
 
 def _catalog_keys(release: str) -> list[tuple[str, re.Pattern]]:
     """The release's start-up value checks (its catalog's ``value_checks``): (key, message as a regex)."""
-    path = os.path.join(REPO, "validation", "catalogs", f"{release}.json")
+    path = os.path.join(REPO, "vllmcheck", "catalogs", f"{release}.json")
     if not os.path.exists(path):
         return []
     out = []
@@ -57,7 +57,7 @@ def _catalog_keys(release: str) -> list[tuple[str, re.Pattern]]:
 
 def node(finding: dict, checks: list[tuple[str, re.Pattern]]) -> str | None:
     """A finding's place in the order: its rule, or ``catalog:KEY`` for a start-up value check the catalog
-    reported (validation.engine.checks.startup_check's key); None for the command line's own checks."""
+    reported (vllmcheck.engine.checks.startup_check's key); None for the command line's own checks."""
     if finding.get("category") != "catalog":
         return finding.get("rule")
     rule = finding.get("rule")

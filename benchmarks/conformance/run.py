@@ -378,7 +378,7 @@ class InProcess(Product):
     stand-in model directory's real config.json as `model_config` (vllm_verdict.py maps the hub id to that
     directory) and `hardware` matching the stand-in platform (8 x H100 80GB, one node).
     Without --database-url a fresh SQLite database is migrated first (about 6 s), so the product's rule set
-    is the current `validation/rulepacks/builtin.yaml`, not whatever an older database loaded."""
+    is the current `vllmcheck/rulepacks/builtin.yaml`, not whatever an older database loaded."""
 
     name = "inprocess"
 
@@ -477,9 +477,9 @@ class InProcess(Product):
         """The engine alone on one configuration (no Django, no database): parse the command line against
         the release's catalog, build the document, evaluate the compiled rule pack and the catalog checks.
         The catalog and the compiled pack are loaded once per release, outside the timing."""
-        from validation.engine import lint as engine_lint
-        from validation.engine import parse as engine_parse
-        from validation.engine.types import EngineError
+        from vllmcheck.engine import lint as engine_lint
+        from vllmcheck.engine import parse as engine_parse
+        from vllmcheck.engine.types import EngineError
 
         if release not in self._engine:
             from validation.selectors import CatalogHistory, catalog_for, ruleset_compiled, ruleset_current
@@ -732,7 +732,7 @@ def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
         "per model was built in the parent first, so every lazily imported module and inspected model is "
         "already in memory (the default run). Product: `profiles.services.profile_dry_run()` in-process "
         "(parse, catalog, the whole rule pack, findings), rule set already compiled after the first case;"
-        " engine alone: `validation.engine` without Django or a database (parse the command line against "
+        " engine alone: `vllmcheck.engine` without Django or a database (parse the command line against "
         "the release's catalog, build the document, evaluate the compiled rule pack and the catalog "
         "checks). Ratio = median vLLM / median product (or engine).",
         "",

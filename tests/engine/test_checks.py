@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from validation.engine.catalog import Catalog
-from validation.engine.checks import (
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.checks import (
     HistoryIndex,
     catalog_index,
     check_catalog,
@@ -19,7 +19,7 @@ from validation.engine.checks import (
     value_problem,
 )
 
-CATALOGS = Path(__file__).resolve().parents[2] / "validation" / "catalogs"
+CATALOGS = Path(__file__).resolve().parents[2] / "vllmcheck" / "catalogs"
 
 
 @cache
@@ -395,7 +395,7 @@ def test_quantization_targets_take_what_vllm_takes_and_refuse_the_rest_in_its_wo
 
 
 def test_replacement_named_by_a_short_flag_or_key_path_is_found_by_check_and_diff_alike():
-    from validation.engine.diff import renamed_arguments
+    from vllmcheck.engine.diff import renamed_arguments
 
     old = synthetic(
         "0.9.0",
@@ -424,7 +424,7 @@ def test_replacement_named_by_a_short_flag_or_key_path_is_found_by_check_and_dif
 
 
 def test_active_findings_are_unwaived_errors_and_warnings():
-    from validation.engine.types import Finding, Verdict, parse_version
+    from vllmcheck.engine.types import Finding, Verdict, parse_version
 
     def finding(severity, waived=False):
         return Finding(rule="r", severity=severity, category="vllm", message="m", waived=waived)
@@ -530,7 +530,7 @@ def test_no_message_keeps_a_placeholder():
 
 
 def test_rules_read_the_release_value_sets_as_values():
-    from validation.engine.rules import compile_ruleset
+    from vllmcheck.engine.rules import compile_ruleset
 
     pack = {
         "pack": "t",
@@ -561,8 +561,8 @@ def test_rules_read_the_release_value_sets_as_values():
 
 
 def test_a_rule_and_a_value_check_quoting_the_same_refusal_give_one_finding():
-    from validation.engine.lint import build_document, validate
-    from validation.engine.rules import compile_ruleset
+    from vllmcheck.engine.lint import build_document, validate
+    from vllmcheck.engine.rules import compile_ruleset
 
     args = {"kv_cache_dtype": "fp9"}
     said = only(check_catalog(args, catalog("0.33.0"))).message
@@ -579,7 +579,7 @@ def test_a_finding_built_fast_is_the_finding_its_constructor_builds():
     # caller can see, and the same errors for a field it lacks or does not have.
     import pickle
 
-    from validation.engine.types import Finding, new_finding
+    from vllmcheck.engine.types import Finding, new_finding
 
     values = {
         "rule": "catalog-invalid-value",
@@ -605,10 +605,10 @@ def test_quantization_marlin_is_a_claim_of_an_awq_or_gptq_checkpoint_not_an_unkn
     """vLLM checks --quantization against its methods only after a method claimed the checkpoint: awq_marlin /
     auto_awq (gptq_marlin / auto_gptq) take "marlin" for an AWQ (GPTQ) checkpoint; for any other it is an
     unknown method, as the catalog says."""
-    from validation.engine.lint import validate
-    from validation.engine.rules import compile_ruleset, load_pack
+    from vllmcheck.engine.lint import validate
+    from vllmcheck.engine.rules import compile_ruleset, load_pack
 
-    pack = Path(__file__).resolve().parents[2] / "validation" / "rulepacks" / "builtin.yaml"
+    pack = Path(__file__).resolve().parents[2] / "vllmcheck" / "rulepacks" / "builtin.yaml"
     ruleset = compile_ruleset(load_pack(pack.read_text()), version_id=1)
 
     def errors(quant_method: str | None) -> list[str]:

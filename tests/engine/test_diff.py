@@ -1,17 +1,17 @@
-"""Release diff (validation.engine.diff) and rule coverage (validation.engine.coverage), no database."""
+"""Release diff (vllmcheck.engine.diff) and rule coverage (vllmcheck.engine.coverage), no database."""
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
 
-from validation.engine.catalog import Catalog
-from validation.engine.coverage import messages_match, rule_applies, rule_coverage
-from validation.engine.diff import diff_catalogs, renamed_arguments, render_diff_text
-from validation.engine.rules import load_pack
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.coverage import messages_match, rule_applies, rule_coverage
+from vllmcheck.engine.diff import diff_catalogs, renamed_arguments, render_diff_text
+from vllmcheck.engine.rules import load_pack
 
 ROOT = Path(__file__).resolve().parents[2]
-CATALOGS = ROOT / "validation" / "catalogs"
+CATALOGS = ROOT / "vllmcheck" / "catalogs"
 
 
 @cache
@@ -164,7 +164,7 @@ def test_coverage_counts_covered_uncovered_and_stale():
 
 
 def test_builtin_pack_covers_every_release_with_few_stale_rules():
-    rules = load_pack(ROOT / "validation" / "rulepacks" / "builtin.yaml")["rules"]
+    rules = load_pack(ROOT / "vllmcheck" / "rulepacks" / "builtin.yaml")["rules"]
     for path in sorted(CATALOGS.glob("*.json")):
         report = rule_coverage(catalog(path.stem), rules)
         summary = report["summary"]

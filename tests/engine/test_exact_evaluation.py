@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validation.engine.catalog import Catalog
-from validation.engine.cel_reads import read_set
-from validation.engine.lint import build_document, validate
-from validation.engine.memo import freeze
-from validation.engine.rules import NAMESPACES, compile_ruleset, load_pack
-from validation.linter.data import BUILTIN_PACK, CATALOG_DIR
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.cel_reads import read_set
+from vllmcheck.engine.lint import build_document, validate
+from vllmcheck.engine.memo import freeze
+from vllmcheck.engine.rules import NAMESPACES, compile_ruleset, load_pack
+from vllmcheck.linter.data import BUILTIN_PACK, CATALOG_DIR
 
 ARGS = ("max_num_seqs", "tensor_parallel_size", "enforce_eager", "kv_cache_dtype", "speculative_config")
 ENV = ("VLLM_USE_V2_MODEL_RUNNER", "VLLM_DEBUG_X", "VLLM_DEBUG_Y", "HF_TOKEN")
@@ -285,7 +285,7 @@ def test_a_reused_outcome_is_never_served_for_another_value_after_the_value_numb
     """Memo keys number the values (``memo.number``); past its limit the table of numbers starts over, and a
     number given before must never stand for another value after (else an outcome memoised for one value
     would be served for another)."""
-    from validation.engine import memo
+    from vllmcheck.engine import memo
 
     monkeypatch.setattr(memo, "NUMBER_LIMIT", 3)
     ruleset = _shows_x("x is {{ args.x }}")
@@ -322,7 +322,7 @@ def test_a_stored_rule_set_gives_the_verdicts_of_the_one_it_was_stored_from():
     (``engine.store``) instead of compiling it: loaded, it gives the same findings as compiled afresh, and it
     carries no outcome the storing process had memoised."""
     from benchmarks.engine import generate
-    from validation.engine import store
+    from vllmcheck.engine import store
 
     catalogs = {p.stem: Catalog.load(p) for p in sorted(CATALOG_DIR.glob("*.json"))}
     ruleset = compile_ruleset(load_pack(BUILTIN_PACK))
@@ -544,7 +544,7 @@ def test_a_rule_known_false_by_one_of_its_inputs_stays_false_whatever_the_others
 def test_a_condition_for_one_release_has_its_constants_written_in():
     """``specialise``: the release's fields and defaults become literals, an argument the profile sets still
     wins over its default, and what is not a constant of the release is left as it is."""
-    from validation.engine.rules import specialise
+    from vllmcheck.engine.rules import specialise
 
     effective = {"max_num_seqs": 256, "dtype": 'a"\\b', "ratio": 0.5, "spec": None, "sizes": [1, 2]}
     vllm = {"version": "0.31.0", "major": 0, "minor": 31, "patch": 0}
@@ -570,7 +570,7 @@ def test_a_condition_for_one_release_has_its_constants_written_in():
 
 
 def test_the_conjuncts_of_a_condition_each_make_it_false():
-    from validation.engine.rules import conjuncts
+    from vllmcheck.engine.rules import conjuncts
 
     assert list(conjuncts("a && (b && c) && (d || e)")) == [
         (None, "a"),
@@ -591,7 +591,7 @@ def test_the_conjuncts_of_a_condition_each_make_it_false():
 def test_every_condition_of_the_builtin_pack_compiles_with_its_release_constants_written_in():
     """Release plans compile a rule's specialised condition and its conjuncts when first run: every one of
     the built-in pack, in every shipped release, compiles."""
-    from validation.engine.messages import LazyProgram
+    from vllmcheck.engine.messages import LazyProgram
 
     catalogs = {p.stem: Catalog.load(p) for p in sorted(CATALOG_DIR.glob("*.json"))}
     ruleset = compile_ruleset(load_pack(BUILTIN_PACK))
@@ -611,7 +611,7 @@ def test_a_release_plan_compiles_its_filters_unless_the_rule_set_is_lazy(lazy, m
     """A served rule set compiles the conjuncts it filters rules with when it plans a release, so no profile
     pays for compiling one; the linter's lazy rule set compiles only what a run executes. Either way a
     conjunct that decides the rule gives the verdicts of the plain evaluation."""
-    import validation.engine.messages as messages
+    import vllmcheck.engine.messages as messages
 
     marker = f"filter-{lazy}-{id(monkeypatch)}"  # texts no other test compiled (compile_cel keeps them)
     pack = {

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from validation.catalog_builder import CATALOG_DIR, dump_catalog, extract
-from validation.catalog_builder.build import scan_errors
-from validation.engine.catalog import Catalog
+from vllmcheck.catalog_builder import CATALOG_DIR, dump_catalog, extract
+from vllmcheck.catalog_builder.build import scan_errors
+from vllmcheck.engine.catalog import Catalog
 
 RELEASES = (
     "0.20.0 0.20.1 0.20.2 0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 0.28.0 "
@@ -971,8 +971,8 @@ class ReasoningParserManager:
 
 
 def test_value_sets_and_their_messages_from_a_small_source_tree(tmp_path):
-    from validation.catalog_builder import SourceTree
-    from validation.catalog_builder.values import extract_value_sets
+    from vllmcheck.catalog_builder import SourceTree
+    from vllmcheck.catalog_builder.values import extract_value_sets
 
     for path, text in VALUE_TREE.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)

@@ -4,8 +4,8 @@ import shlex
 
 import pytest
 
-from validation.engine import manifests
-from validation.engine.types import ParseError
+from vllmcheck.engine import manifests
+from vllmcheck.engine.types import ParseError
 
 
 def one(text):

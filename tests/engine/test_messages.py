@@ -2,11 +2,11 @@
 
 import pytest
 
-from validation.engine.lint import build_document, validate
-from validation.engine.messages import compile_template
-from validation.engine.rules import _EXTENSION_CALL, calls_extension, compile_ruleset, load_pack
-from validation.engine.types import RuleCompileError
-from validation.linter.data import BUILTIN_PACK
+from vllmcheck.engine.lint import build_document, validate
+from vllmcheck.engine.messages import compile_template
+from vllmcheck.engine.rules import _EXTENSION_CALL, calls_extension, compile_ruleset, load_pack
+from vllmcheck.engine.types import RuleCompileError
+from vllmcheck.linter.data import BUILTIN_PACK
 
 BATCHED = {
     "id": "max-batched-tokens-ge-max-num-seqs",
@@ -265,9 +265,9 @@ def test_a_long_slot_is_labelled_by_the_inputs_it_reads_from_its_rule_read_set()
     # A label restricts the read set the rules' planning worked out (over every namespace) to the roots a
     # label names: the same inputs as reading the expression for those roots alone, on every slot of the
     # built-in pack.
-    from validation.engine.cel_reads import read_set
-    from validation.engine.messages import _LABEL_ROOTS, _READ_ROOTS, _label
-    from validation.engine.rules import NAMESPACES
+    from vllmcheck.engine.cel_reads import read_set
+    from vllmcheck.engine.messages import _LABEL_ROOTS, _READ_ROOTS, _label
+    from vllmcheck.engine.rules import NAMESPACES
 
     assert frozenset(NAMESPACES) == _READ_ROOTS
     slots = [

@@ -1,4 +1,4 @@
-"""Parsing profiles exactly as ``vllm serve`` reads them (validation.engine.parse)."""
+"""Parsing profiles exactly as ``vllm serve`` reads them (vllmcheck.engine.parse)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validation.engine.catalog import Catalog
-from validation.engine.parse import (
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.parse import (
     detect_format,
     human_readable_int,
     parse_any,
     parse_command,
     parse_config_yaml,
     parse_json,
-    split_shell_words,
 )
-from validation.engine.types import ParseError
+from vllmcheck.engine.shell import split_commands, split_words
+from vllmcheck.engine.types import ParseError
 
 
 def _bool(name, *, negatable=True, extra_negative=()):
@@ -119,7 +119,7 @@ FIXTURE = {
 }
 CATALOG = Catalog.from_dict(FIXTURE)
 OLD_CATALOG = Catalog.from_dict({**FIXTURE, "version": "0.27.1"})
-REAL_CATALOG_PATH = Path(__file__).resolve().parents[2] / "validation" / "catalogs" / "0.31.0.json"
+REAL_CATALOG_PATH = Path(__file__).resolve().parents[2] / "vllmcheck" / "catalogs" / "0.31.0.json"
 
 SEED = (
     "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve meta-llama/Llama-3.1-8B-Instruct --return-sampling-mask "
@@ -430,7 +430,7 @@ _WORD_CHARS = st.text(alphabet=st.sampled_from(list("ab -=.{}\"'\\$:,#\t") + ["Ã
 @given(st.lists(st.text(max_size=10), max_size=6))
 def test_shell_words_read_back_what_shlex_quote_writes(words):
     text = " ".join(shlex.quote(w) for w in words)
-    assert [w for w, _ in split_shell_words(text)] == words
+    assert [w for w, _ in split_words(text)] == words
 
 
 @settings(max_examples=200, deadline=None)
@@ -441,9 +441,36 @@ def test_shell_words_agree_with_shlex(text):
     except ValueError as exc:
         if "No closing quotation" in str(exc):
             with pytest.raises(ParseError, match="unbalanced quotes"):
-                split_shell_words(text)
+                split_words(text)
         return
-    assert [w for w, _ in split_shell_words(text)] == expected
+    assert [w for w, _ in split_words(text)] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab -;&|\n\t")), max_size=24))
+def test_script_commands_agree_with_shlex_punctuation_mode(text):
+    """The sh -c splitter (one splitter with the command lines') cuts commands where shlex's punctuation mode
+    does: at every run of ``;``, ``&`` and ``|``; newlines are blanks."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    expected: list[list[str]] = [[]]
+    for token in lexer:
+        if set(token) <= set(";&|"):
+            expected.append([])
+        else:
+            expected[-1].append(token)
+    assert split_commands(text) == expected
+
+
+def test_script_commands_keep_a_hash_inside_a_word_and_quoted_separators():
+    """As bash reads them (shlex ended the word at ``#`` and cut the command at a quoted ``;``)."""
+    script = (
+        "ray start --head; vllm serve m --served-model-name a#b --chat-template-content-format 'x;y' # done"
+    )
+    assert split_commands(script) == [
+        ["ray", "start", "--head"],
+        ["vllm", "serve", "m", "--served-model-name", "a#b", "--chat-template-content-format", "x;y"],
+    ]
 
 
 # ------------------------------------------------------------------------------------------- YAML

@@ -1,4 +1,4 @@
-"""Rendering profiles back to ``vllm serve`` forms, and parse(render(d)) == d (validation.engine.render)."""
+"""Rendering profiles back to ``vllm serve`` forms, and parse(render(d)) == d (vllmcheck.engine.render)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from validation.engine.catalog import Catalog
-from validation.engine.parse import parse_any, parse_command, parse_config_yaml, parse_json
-from validation.engine.render import RenderError, render_command, render_json, render_yaml
-from validation.engine.types import ParseError
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.parse import parse_any, parse_command, parse_config_yaml, parse_json
+from vllmcheck.engine.render import RenderError, render_command, render_json, render_yaml
+from vllmcheck.engine.types import ParseError
 
 from .test_parse import CATALOG, OLD_CATALOG, REAL_CATALOG_PATH, SEED, SEED_ARGS
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MRV2_MESSAGE, SEED_MESSAGE_031
-from validation.engine.catalog import Catalog
-from validation.engine.lint import build_document, validate
-from validation.engine.parse import parse_command
-from validation.engine.rules import compile_ruleset, load_pack
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.lint import build_document, validate
+from vllmcheck.engine.parse import parse_command
+from vllmcheck.engine.rules import compile_ruleset, load_pack
 
 ROOT = Path(__file__).resolve().parents[2]
 # The seed profile without the V2 env: vLLM keeps Model Runner V1 for ngram speculative decoding up to 0.31.0.
@@ -23,11 +23,11 @@ SEED_WITHOUT_V2_ENV = (
 
 @pytest.fixture(scope="module")
 def ruleset():
-    return compile_ruleset(load_pack(ROOT / "validation" / "rulepacks" / "builtin.yaml"))
+    return compile_ruleset(load_pack(ROOT / "vllmcheck" / "rulepacks" / "builtin.yaml"))
 
 
 def errors(ruleset, command, version, kind="collection"):
-    catalog = Catalog.load(ROOT / "validation" / "catalogs" / f"{version}.json")
+    catalog = Catalog.load(ROOT / "vllmcheck" / "catalogs" / f"{version}.json")
     parsed = parse_command(command, catalog=catalog)
     doc = build_document(
         kind=kind, version=version, model_name=parsed.get("model"), args=parsed["args"], env=parsed.get("env")

@@ -27,15 +27,15 @@ import yaml
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from validation.engine.catalog import Catalog
-from validation.engine.rules import compile_ruleset, load_pack
-from validation.engine.types import Verdict
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.rules import compile_ruleset, load_pack
+from vllmcheck.engine.types import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
-PACK = ROOT / "validation" / "rulepacks" / "builtin.yaml"
+PACK = ROOT / "vllmcheck" / "rulepacks" / "builtin.yaml"
 CASES = Path(__file__).resolve().parent / "rulepack_cases"
 # the releases the product knows: one per shipped catalog
-RELEASES = sorted((p.stem for p in (ROOT / "validation" / "catalogs").glob("*.json")), key=Version)
+RELEASES = sorted((p.stem for p in (ROOT / "vllmcheck" / "catalogs").glob("*.json")), key=Version)
 
 
 @cache
@@ -73,7 +73,7 @@ NARROWED = load_narrowed()
 
 @cache
 def catalog(version: str) -> Catalog | None:
-    path = ROOT / "validation" / "catalogs" / f"{version}.json"
+    path = ROOT / "vllmcheck" / "catalogs" / f"{version}.json"
     return Catalog.load(path) if path.exists() else None
 
 
@@ -87,7 +87,7 @@ def evaluate(case: dict[str, Any], *, with_catalog: bool = False) -> Verdict:
         "hardware": case.get("hardware") or {},
     }
     cat = catalog(str(case["vllm"])) if with_catalog else None
-    assert cat is not None or not with_catalog, f"no shipped catalog validation/catalogs/{case['vllm']}.json"
+    assert cat is not None or not with_catalog, f"no shipped catalog vllmcheck/catalogs/{case['vllm']}.json"
     return ruleset().evaluate(doc, catalog=cat)
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from validation.engine.rules import PackError, compile_ruleset, load_pack, referenced_effective_keys
-from validation.engine.types import RuleCompileError
+from vllmcheck.engine.rules import PackError, compile_ruleset, load_pack, referenced_effective_keys
+from vllmcheck.engine.types import RuleCompileError
 
 PACK = """
 pack: test
@@ -215,12 +215,12 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
     from pathlib import Path
 
     from benchmarks.engine import generate
-    from validation.engine.catalog import Catalog
-    from validation.engine.rules import _ReleasePlan
+    from vllmcheck.engine.catalog import Catalog
+    from vllmcheck.engine.rules import _ReleasePlan
 
     root = Path(__file__).resolve().parents[2]
-    catalogs = {p.stem: Catalog.load(p) for p in sorted((root / "validation" / "catalogs").glob("*.json"))}
-    ruleset = compile_ruleset(load_pack(root / "validation" / "rulepacks" / "builtin.yaml"))
+    catalogs = {p.stem: Catalog.load(p) for p in sorted((root / "vllmcheck" / "catalogs").glob("*.json"))}
+    ruleset = compile_ruleset(load_pack(root / "vllmcheck" / "rulepacks" / "builtin.yaml"))
     docs = generate(catalogs, 600, seed=7)
     selected = [ruleset.evaluate(d, catalog=catalogs[d["vllm"]["version"]]) for d in docs]
 
@@ -257,6 +257,6 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
     ],
 )
 def test_required_keys_are_only_top_level_has_guards(expr, required):
-    from validation.engine.rules import required_keys
+    from vllmcheck.engine.rules import required_keys
 
     assert set(required_keys(expr)) == required

@@ -33,7 +33,7 @@ def template_key() -> str:
     """A digest of everything the template database depends on: the product's code, migrations, catalogs and
     rule packs, the seed, the servers' settings and PostgreSQL's version."""
     digest = hashlib.sha256(subprocess.run(["initdb", "--version"], capture_output=True).stdout)
-    for package in ("accounts", "config", "hub", "profiles", "sources", "validation"):
+    for package in ("accounts", "config", "hub", "profiles", "sources", "validation", "vllmcheck"):
         for path in sorted((servers.ROOT / package).rglob("*")):
             if path.suffix in (".py", ".json", ".yaml") and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(servers.ROOT)).encode() + b"\0" + path.read_bytes())

@@ -6,7 +6,7 @@ a refusal) when the profile does not let the product see those files."""
 import pytest
 
 from hub.models import ModelConfig
-from validation import modelhub
+from vllmcheck import modelhub
 
 from .hfstub import QWEN25_7B, cache_add, tokenizer_json
 from .test_profiles import committed_configs_removed, create, findings, lint  # noqa: F401

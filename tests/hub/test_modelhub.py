@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from validation import modelhub
+from vllmcheck import modelhub
 
 from .hfstub import QWEN25_05B, QWEN25_7B, cache_add
 

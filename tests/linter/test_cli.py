@@ -99,7 +99,7 @@ def test_pre_commit_mode_skips_named_files_that_are_no_profile():
 
 def test_linter_needs_no_django():
     code = (
-        "import sys; from validation.linter import main; "
+        "import sys; from vllmcheck.linter import main; "
         f"rc = main(['--format', 'json', {str(MANIFESTS / 'stack-values.yaml')!r}]); "
         "assert 'django' not in sys.modules, 'django imported'; sys.exit(rc)"
     )

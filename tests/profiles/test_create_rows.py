@@ -16,8 +16,8 @@ from hub.models import NodeType
 from profiles.models import Profile, ProfileRevision, Team, TeamMembership
 from profiles.services import team_add_member, team_create
 from tests.conftest import SEED_COMMAND
-from validation.engine.types import Finding
 from validation.models import Verdict, VerdictChange, VerdictCheck, VerdictRule
+from vllmcheck.engine.types import Finding
 
 # JSON values that PostgreSQL's jsonb stores differently from how Python wrote them: its own key order,
 # 1e20 as an integer, -0.0 as 0.0. The answer must show them as stored, as a later GET does.

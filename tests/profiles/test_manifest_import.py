@@ -7,7 +7,7 @@ import shlex
 import yaml
 
 from profiles.models import Profile
-from validation.engine import manifests
+from vllmcheck.engine import manifests
 
 STACK_VALUES = """\
 servingEngineSpec:

@@ -21,7 +21,7 @@ from validation.services import releases
 from validation.services.releases import release_coverage, release_import
 
 ROOT = Path(__file__).resolve().parents[2]
-CATALOGS = ROOT / "validation" / "catalogs"
+CATALOGS = ROOT / "vllmcheck" / "catalogs"
 pytestmark = pytest.mark.django_db
 
 

@@ -10,10 +10,10 @@ import pytest
 
 from profiles.services import ProfileInput, profile_create
 from validation.api.serializers import RuleSerializer
-from validation.engine.rules import RULE_FIELDS, RULE_KEYS
 from validation.forms import RuleForm
 from validation.models import Rule
 from validation.services import rulesets
+from vllmcheck.engine.rules import RULE_FIELDS, RULE_KEYS
 
 pytestmark = pytest.mark.django_db
 

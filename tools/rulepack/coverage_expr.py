@@ -2,7 +2,7 @@
 weight_reload.py, watermarking.py), in addition to expr.py's."""
 
 from tools.rulepack.expr import A, R
-from validation.engine.rules import RULE_KEYS
+from vllmcheck.engine.rules import RULE_KEYS
 
 
 def AV(name, default):  # an argument's value, or vLLM's default when it is not set
@@ -23,7 +23,7 @@ def located(base, ranges, *args, **kw):
     return out
 
 
-# The engine reads `message_template` once it supports it (validation.engine.rules.RULE_KEYS); until then the
+# The engine reads `message_template` once it supports it (vllmcheck.engine.rules.RULE_KEYS); until then the
 # pack carries the static message alone, so the generated pack always loads.
 TEMPLATES = "message_template" in RULE_KEYS
 

@@ -1,5 +1,5 @@
 """What every rule sees besides the profile: the pack's header comment, description, per-release defaults of
-`effective` and the derived values (see validation/rulepacks/README.md, "Pack layout")."""
+`effective` and the derived values (see vllmcheck/rulepacks/README.md, "Pack layout")."""
 
 from tools.rulepack.expr import (
     ADAPTIVE,
@@ -49,7 +49,7 @@ PLAIN_DRAFT = (
 )
 
 HEADER = """\
-# Built-in rule pack of vLLM Profiles (format: validation/rulepacks/README.md).
+# Built-in rule pack of vLLM Profiles (format: vllmcheck/rulepacks/README.md).
 #
 # category vllm: checks vLLM itself runs while building its configuration at `vllm serve` start-up
 #   (EngineArgs.create_engine_config(), the config classes' __post_init__/validators). `message` is vLLM's

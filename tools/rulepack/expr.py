@@ -1,5 +1,5 @@
 """CEL building blocks shared by the rule specs (tools/rulepack/specs/): each returns or is CEL text over the
-profile document (see validation/rulepacks/README.md). Nothing here is evaluated by Python."""
+profile document (see vllmcheck/rulepacks/README.md). Nothing here is evaluated by Python."""
 
 # ---------------------------------------------------------------------------------------------- generic
 
@@ -206,7 +206,7 @@ SLIDING_WINDOW_DEFAULTS = {
     "granitemoehybrid": None,
 }
 SLIDING_WINDOW_IF_USED = ["qwen2", "qwen3", "qwen3_moe"]
-# --hf-overrides need no case of their own: the product applies them to model.config (validation/modelhub.py
+# --hf-overrides need no case of their own: the product applies them to model.config (vllmcheck/modelhub.py
 # apply_overrides) before the rules read it, as vLLM applies them to the HF config.
 # RoPE types whose factor vLLM does not apply: before 0.30.0 yarn uses original_max_position_embeddings x
 # factor instead; from 0.30.0 the YaRN variants leave max_position_embeddings as it is.

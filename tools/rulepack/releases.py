@@ -1,4 +1,4 @@
-"""The releases the rule-pack tools know (one per catalog in validation/catalogs/), where their sources are
+"""The releases the rule-pack tools know (one per catalog in vllmcheck/catalogs/), where their sources are
 (VLLM_SRC, one <X.Y.Z>/vllm/ per release) and where the message index is cached (RULEPACK_INDEX)."""
 
 import hashlib
@@ -9,9 +9,9 @@ from packaging.version import Version
 
 TOOLS = Path(__file__).resolve().parent
 REPO = TOOLS.parents[1]
-PACK = REPO / "validation" / "rulepacks" / "builtin.yaml"
+PACK = REPO / "vllmcheck" / "rulepacks" / "builtin.yaml"
 CASES = REPO / "tests" / "engine" / "rulepack_cases"
-CATALOGS = REPO / "validation" / "catalogs"
+CATALOGS = REPO / "vllmcheck" / "catalogs"
 # the same cache as the tests' (tests/vllm_sources.py fills it: python -m tests.vllm_sources --all)
 VLLM_SRC = Path(
     os.environ.get("VLLM_SRC") or os.environ.get("VLLM_PROFILES_WHEELS") or "~/.cache/vllm-profiles/wheels"

@@ -3,8 +3,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from validation.api.http import StrictFields
-from validation.engine.rules import LIST_FIELDS
 from validation.models import RULE_FIELDS, Recheck, Rule, RuleSet, VllmRelease
+from vllmcheck.engine.rules import LIST_FIELDS
 
 
 class ReleaseSerializer(serializers.ModelSerializer):
@@ -25,7 +25,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
 
 
 class ReleaseDiffSerializer(serializers.Serializer):
-    """``GET /api/v1/releases/{a}/diff/{b}/`` (the shape of validation.engine.diff.diff_catalogs)."""
+    """``GET /api/v1/releases/{a}/diff/{b}/`` (the shape of vllmcheck.engine.diff.diff_catalogs)."""
 
     to = serializers.CharField()
     arguments = serializers.JSONField(help_text="added, removed, renamed, changed")
@@ -42,7 +42,7 @@ class ReleaseDiffSerializer(serializers.Serializer):
 
 
 class ReleaseCoverageSerializer(serializers.Serializer):
-    """``GET /api/v1/releases/{version}/coverage/`` (validation.engine.coverage.rule_coverage)."""
+    """``GET /api/v1/releases/{version}/coverage/`` (vllmcheck.engine.coverage.rule_coverage)."""
 
     version = serializers.CharField()
     ruleset = serializers.IntegerField()

@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..engine import lint as engine_lint
+from vllmcheck.engine import lint as engine_lint
+
 from ..models import VllmRelease
 from ..selectors import (
     CatalogHistory,

@@ -17,8 +17,9 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Max
 
-from ..engine import lint as engine_lint
-from ..engine.types import Finding
+from vllmcheck.engine import lint as engine_lint
+from vllmcheck.engine.types import Finding
+
 from ..models import RuleSet, VerdictCheck, VllmRelease
 from ..selectors import (
     CatalogHistory,

@@ -30,7 +30,8 @@ from django.urls import reverse
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
-from ..catalog_builder import extract
+from vllmcheck.catalog_builder import extract
+
 from ..errors import DomainError
 from ..models import VllmRelease
 from .previews import preview

@@ -6,7 +6,6 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -14,17 +13,17 @@ from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
 from accounts.audit import audit_record
+from vllmcheck import CATALOG_DIR
+from vllmcheck.engine.catalog import Catalog
+from vllmcheck.engine.coverage import rule_coverage
+from vllmcheck.engine.diff import diff_catalogs
 
-from ..engine.catalog import Catalog
-from ..engine.coverage import rule_coverage
-from ..engine.diff import diff_catalogs
 from ..errors import DomainError
 from ..models import FleetSettings, ReleaseCatalog, VllmRelease
 from ..selectors import catalog_for, release_get, ruleset_current
 from . import shared_cache as cache
 from .rechecks import recheck_start
 
-CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalogs"
 # The releases the product knows even without a catalog (issue: 0.20.0 to 0.33.0, patch releases included).
 KNOWN_RELEASES = (
     "0.20.0 0.20.1 0.20.2 0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 "

@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from accounts import permissions
 from accounts.audit import audit_record
-
-from ..engine.rules import (
+from vllmcheck import BUILTIN_PACK
+from vllmcheck.engine.rules import (
     LIST_FIELDS,
     check_rule,
     compile_expression,
@@ -26,13 +26,12 @@ from ..engine.rules import (
     compile_ruleset,
     load_pack,
 )
-from ..engine.types import RuleCompileError
+from vllmcheck.engine.types import RuleCompileError
+
 from ..errors import DomainError
 from ..models import RULE_FIELDS, Rule, RuleSet
 from ..selectors import rule_path_issues, ruleset_current, ruleset_pack
 from .rechecks import recheck_start
-
-BUILTIN_PACK = Path(__file__).resolve().parents[1] / "rulepacks" / "builtin.yaml"
 
 
 @transaction.atomic

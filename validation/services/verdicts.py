@@ -17,10 +17,10 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from accounts.rows import unsaved
+from vllmcheck import modelhub
+from vllmcheck.engine import lint as engine_lint
+from vllmcheck.engine.types import EngineError, Finding, Verdict
 
-from .. import modelhub
-from ..engine import lint as engine_lint
-from ..engine.types import EngineError, Finding, Verdict
 from ..errors import DomainError
 from ..models import RuleSet, VerdictChange, VerdictCheck, VerdictRule, VllmRelease
 from ..models import Verdict as VerdictRecord

@@ -9,7 +9,7 @@ import yaml
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-# What the webhook understands (validation/engine/manifests.py): group -> resources.
+# What the webhook understands (vllmcheck/engine/manifests.py): group -> resources.
 RULES = (
     ("", ["pods"]),
     ("apps", ["deployments", "statefulsets", "daemonsets", "replicasets"]),

@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError
 from profiles import services as profile_services
 from validation.errors import DomainError, UnknownRelease
 from validation.selectors import reference_pinned, ruleset_keep_compiled
+from vllmcheck.report import verdict_text
 
 
 class Command(BaseCommand):
@@ -81,12 +82,12 @@ class Command(BaseCommand):
             verdict = self._check(paths[0], common)
             document = verdict.as_dict()
             self.stdout.write(
-                json.dumps(document, indent=2) if options["format"] == "json" else render_text(document)
+                json.dumps(document, indent=2) if options["format"] == "json" else verdict_text(document)
             )
             if not verdict.valid:
                 sys.exit(1)
             return
-        from validation.linter import DEFAULT_PATTERNS, iter_inputs
+        from vllmcheck.linter import DEFAULT_PATTERNS, iter_inputs
 
         results = []
         for path, _explicit in iter_inputs(paths, DEFAULT_PATTERNS):
@@ -98,7 +99,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(results, indent=2))
         else:
             for result in results:
-                body = f"error: {result['error']}" if "error" in result else render_text(result)
+                body = f"error: {result['error']}" if "error" in result else verdict_text(result)
                 self.stdout.write(f"== {result['file']}\n{body}")
         if any("error" in r for r in results):
             sys.exit(2)
@@ -154,24 +155,3 @@ class Command(BaseCommand):
         err = CommandError(message)
         err.returncode = 2
         raise err
-
-
-def render_text(document: dict) -> str:
-    findings = document["findings"]
-    errors = sum(1 for f in findings if f["severity"] == "error" and not f.get("waived"))
-    warnings = sum(1 for f in findings if f["severity"] == "warning" and not f.get("waived"))
-    verdict = "valid" if document["valid"] else "INVALID"
-    lines = [
-        f"vLLM {document['vllm_version']}, rule set {document['ruleset']}: {verdict} "
-        f"({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})"
-    ]
-    for f in findings:
-        waived = " (waived)" if f.get("waived") else ""
-        lines.append(f"{f['severity']:<8}[{f['category']}] {f['rule']}: {f['message']}{waived}")
-        if f.get("fields"):
-            lines.append(f"        fields: {', '.join(f['fields'])}")
-        for solution in f.get("solutions") or []:
-            lines.append(f"        fix: {solution}")
-        if f.get("source"):
-            lines.append(f"        source: {f['source']}")
-    return "\n".join(lines)

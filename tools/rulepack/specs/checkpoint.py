@@ -1,5 +1,5 @@
 """Checks that read what the model's checkpoint holds beside config.json (the hub resolves these facts with
-the config, validation/modelhub.py): ``model.files``, the names of the checkpoint folder's ``*.json`` files,
+the config, vllmcheck/modelhub.py): ``model.files``, the names of the checkpoint folder's ``*.json`` files,
 and ``model.tokens``, whether the tokenizer holds each of a few probed tokens. A profile whose facts are not
 known (a pasted config.json, --hf-config-path, another --tokenizer, a model not resolved) says "could not
 verify"."""

@@ -13,9 +13,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from packaging.version import InvalidVersion, Version
 
-from validation.catalog_builder import CATALOG_DIR, extract, fetch_wheel, write_catalog
 from validation.errors import DomainError
 from validation.services.releases import release_import
+from vllmcheck.catalog_builder import CATALOG_DIR, extract, fetch_wheel, write_catalog
 
 from ._release_cli import fail
 

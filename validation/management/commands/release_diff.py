@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from validation.engine.diff import render_diff_text
 from validation.services.releases import release_diff
+from vllmcheck.engine.diff import render_diff_text
 
 from ._release_cli import write_report
 

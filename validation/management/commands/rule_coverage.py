@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from validation.engine.coverage import render_coverage_text
 from validation.services.releases import release_coverage
+from vllmcheck.engine.coverage import render_coverage_text
 
 from ._release_cli import write_report
 

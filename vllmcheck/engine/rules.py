@@ -1,6 +1,6 @@
 """Rules as data: load a rule pack, compile its CEL once, evaluate profile documents.
 
-A rule's ``when`` is a CEL expression over the profile document (see ``validation/rulepacks/README.md``);
+A rule's ``when`` is a CEL expression over the profile document (see ``vllmcheck/rulepacks/README.md``);
 true means the rule fires. CEL is evaluated by the ``cel`` library (common-expression-language); nothing
 from a pack is ever run as Python.
 """
@@ -189,7 +189,7 @@ def _specifier(owner: str, field_name: str, value: Any) -> Versions:
 
 
 # CEL's cost budget. CEL has no loops, I/O, files, network or environment (the only functions are CEL's and
-# validation.engine's pure stdlib), so an expression's cost is bounded by its size and by how deeply its
+# vllmcheck.engine's pure stdlib), so an expression's cost is bounded by its size and by how deeply its
 # comprehensions (all, exists, exists_one, map, filter) nest: each level multiplies the work by a list.
 MAX_CEL_CHARS = 100_000
 MAX_COMPREHENSION_DEPTH = 3

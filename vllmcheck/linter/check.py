@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from validation import modelhub
-from validation.engine import manifests
-from validation.engine import parse as engine_parse
-from validation.engine.lint import build_document, validate
-from validation.engine.types import Finding, ParseError, Verdict
+from vllmcheck import modelhub
+from vllmcheck.engine import manifests, shell
+from vllmcheck.engine import parse as engine_parse
+from vllmcheck.engine.lint import build_document, validate
+from vllmcheck.engine.types import Finding, ParseError, Verdict
 
 from . import Checked, UsageError
 from .data import ShippedData
@@ -129,7 +129,7 @@ def _flags_of(finding: Finding, catalog) -> tuple[str, ...]:
 
 def _command_locator(text: str):
     try:
-        words = engine_parse.split_shell_words(text)
+        words = shell.split_words(text)
     except ParseError:
         words = []
 

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .. import report
+
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -21,23 +23,7 @@ def _active(findings):
 
 
 def _text(results, data) -> str:
-    lines: list[str] = []
-    for result in results:
-        if result.error:
-            lines.append(
-                f"{result.path}:{result.error_line}:{result.error_column}: cannot parse: {result.error}"
-            )
-            continue
-        for checked in result.checked:
-            where = f" ({checked.source})" if checked.source else ""
-            state = "valid" if checked.valid else "INVALID"
-            lines.append(f"{checked.path}{where}: vLLM {checked.vllm_version}: {state}")
-            for finding, line, col in checked.findings:
-                lines.append(
-                    f"{checked.path}:{line}:{col}: {finding.severity} [{finding.category}] "
-                    f"{finding.rule}: {finding.message}"
-                )
-    return "\n".join(lines)
+    return report.located_text(results)
 
 
 def _finding_dict(finding, line: int, col: int) -> dict[str, Any]:

@@ -1,11 +1,11 @@
 """The engine-argument catalog extractor: reads a vLLM wheel (or source tree) statically, never importing it.
 
-    python -m validation.catalog_builder --wheel vllm-0.31.0-....whl [--out DIR]
-    python -m validation.catalog_builder --source /path/to/src --version 0.31.0
-    python -m validation.catalog_builder --fetch 0.31.0   # pip download, then extract
+    python -m vllmcheck.catalog_builder --wheel vllm-0.31.0-....whl [--out DIR]
+    python -m vllmcheck.catalog_builder --source /path/to/src --version 0.31.0
+    python -m vllmcheck.catalog_builder --fetch 0.31.0   # pip download, then extract
 
-The catalog shape is documented in :mod:`validation.engine.catalog`; each argument carries the
-:class:`~validation.engine.types.ArgSpec` fields (plus ``origin``: the config class field it comes from).
+The catalog shape is documented in :mod:`vllmcheck.engine.catalog`; each argument carries the
+:class:`~vllmcheck.engine.types.ArgSpec` fields (plus ``origin``: the config class field it comes from).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import CATALOG_DIR
 from .build import CatalogBuilder
 from .source import SourceTree
-
-CATALOG_DIR = Path(__file__).resolve().parents[1] / "catalogs"
 
 __all__ = [
     "CATALOG_DIR",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from validation.engine.types import Finding, ParseError
+from vllmcheck.engine.types import Finding, ParseError
 
 from .data import ShippedData
 from .output import FORMATS, render

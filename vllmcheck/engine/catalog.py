@@ -1,6 +1,6 @@
 """The engine-argument catalog of one vLLM release (the data behind ``show_release``).
 
-A catalog is JSON (``validation/catalogs/X.Y.Z.json``), produced by the extractor from the release's
+A catalog is JSON (``vllmcheck/catalogs/X.Y.Z.json``), produced by the extractor from the release's
 wheel. This module only loads and queries it.
 
 Shape::
@@ -29,7 +29,7 @@ Shape::
 
 A config field's ``str_check`` is what the field's pydantic validators (a ``field_validator(mode="before")``
 of its class, a plain validator in its ``Annotated`` type) make of a string, found by running them on the
-names they look strings up in (``validation/catalog_builder/validators.py``): an object typed field that also
+names they look strings up in (``vllmcheck/catalog_builder/validators.py``): an object typed field that also
 takes a name (``json_or_str``), or a field that takes nothing but a name (``strict``, typed ``str``).
 A free-form JSON object field's ``dict_check`` is what its validators refuse, found the same way: a field
 value by JSON kind (``"types"``), and items (``"items"``: the names taken, the message for any other name,

@@ -14,9 +14,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # validation/
-CATALOG_DIR = PACKAGE_ROOT / "catalogs"
-BUILTIN_PACK = PACKAGE_ROOT / "rulepacks" / "builtin.yaml"
+from .. import BUILTIN_PACK, CATALOG_DIR
 
 
 def _version_key(version: str) -> Version:
@@ -64,7 +62,7 @@ class ShippedData:
     def pack(self) -> dict[str, Any]:
         import yaml
 
-        from validation.engine.rules import load_pack
+        from vllmcheck.engine.rules import load_pack
 
         path = self.ruleset_path or BUILTIN_PACK
         raw = self._pack_raw
@@ -91,7 +89,7 @@ class ShippedData:
         runs with the same pack, engine and catalogs load it instead of parsing, compiling and planning
         again. The cache is the user's own, as Python's ``__pycache__`` is.
         """
-        from validation.engine.rules import CompiledRuleSet, compile_ruleset
+        from vllmcheck.engine.rules import CompiledRuleSet, compile_ruleset
 
         try:
             with self._compiled_path.open("rb") as handle:
@@ -108,7 +106,7 @@ class ShippedData:
 
     @cached_property
     def _compiled_path(self) -> Path:
-        from validation.engine.store import engine_fingerprint
+        from vllmcheck.engine.store import engine_fingerprint
 
         digest = hashlib.sha256(self._pack_raw)
         digest.update(engine_fingerprint().encode())
@@ -137,8 +135,8 @@ def _load_catalog(path: Path):
     """A shipped catalog, parsed once and then kept in the user's cache as a pickle (several times faster to
     read than the JSON: an unknown argument makes the linter read every release's catalog), keyed by the
     file and the engine (``engine.store``)."""
-    from validation.engine.catalog import Catalog
-    from validation.engine.store import engine_fingerprint
+    from vllmcheck.engine.catalog import Catalog
+    from vllmcheck.engine.store import engine_fingerprint
 
     stat = path.stat()
     digest = hashlib.sha256(f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{engine_fingerprint()}".encode())
@@ -198,7 +196,7 @@ class _LazyCatalogs(Mapping[str, Any]):
         return len(self._data.versions)
 
     def history_index(self):
-        from validation.engine.checks import HistoryIndex
+        from vllmcheck.engine.checks import HistoryIndex
 
         if self._index is None:
             self._index = HistoryIndex({v: self._data.catalog(v) for v in self._data.versions})

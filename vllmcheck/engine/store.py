@@ -25,12 +25,14 @@ ENGINE_DIR = Path(__file__).resolve().parent
 
 @lru_cache(maxsize=1)
 def engine_fingerprint() -> str:
-    """A digest of what a stored rule set depends on besides its pack and catalogs: the engine's source, the
-    Python and ``packaging`` versions (release ranges) and the CEL extension module."""
+    """A digest of what a stored rule set depends on besides its pack and catalogs: the engine's module path
+    and source, the Python and ``packaging`` versions (release ranges) and the CEL extension module."""
     import cel
     import packaging
 
-    digest = hashlib.sha256(f"{sys.version}|{packaging.__version__}".encode())
+    # The package's name too: pickles name their classes by module path (vllmcheck.engine.*), so moving the
+    # engine must not reuse a rule set pickled under the old path.
+    digest = hashlib.sha256(f"{__name__}|{sys.version}|{packaging.__version__}".encode())
     for source in sorted(ENGINE_DIR.glob("*.py")):
         digest.update(source.name.encode())
         digest.update(source.read_bytes())

@@ -1,4 +1,4 @@
-"""Command line: ``python -m validation.catalog_builder --wheel PATH [--out DIR]``."""
+"""Command line: ``python -m vllmcheck.catalog_builder --wheel PATH [--out DIR]``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from . import CATALOG_DIR, extract, fetch_wheel, write_catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m validation.catalog_builder", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m vllmcheck.catalog_builder", description=__doc__)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--wheel", help="a vllm-X.Y.Z-*.whl file")
     what.add_argument("--source", help="a directory holding the vllm/ package")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from . import shell
 from .lazy import lazy_module
 from .types import ParseError
 
@@ -44,7 +45,6 @@ _VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+)(?:$|[-+])")
 _VERSION_COMMENT = re.compile(r"^\s*#\s*vllm[-_ ]version\s*[:=]\s*v?(\d+\.\d+\.\d+)\s*$", re.I | re.M)
 _API_SERVER = "vllm.entrypoints.openai.api_server"
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
-_SHELL_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "\n"})
 
 
 @dataclass(frozen=True)
@@ -513,19 +513,11 @@ def _vllm_start(words: list[str]) -> int | None:
 
 def _from_script(script: str, env: dict[str, str]) -> tuple[list[str], str | None] | None:
     """The ``vllm serve`` command of a shell script (``exec`` and env prefixes dropped, ``$VAR`` filled)."""
-    lexer = shlex.shlex(script.replace("\\\n", " "), posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
     try:
-        tokens = list(lexer)
-    except ValueError as exc:
-        raise ParseError(f"the container's shell script cannot be split: {exc}", where="sh -c") from exc
-    commands: list[list[str]] = [[]]
-    for token in tokens:
-        if token in _SHELL_SEPARATORS:
-            commands.append([])
-        else:
-            commands[-1].append(token)
+        commands = shell.split_commands(script)
+    except ParseError as exc:
+        detail = f"the container's shell script cannot be split: {exc.detail}"
+        raise ParseError(detail, where="sh -c") from exc
     for command in commands:
         start = _vllm_start(command)
         if start is None:

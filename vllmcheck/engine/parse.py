@@ -43,6 +43,7 @@ from packaging.version import Version
 
 from .catalog import Catalog
 from .lazy import lazy_module
+from .shell import preview, split_words
 from .types import ArgSpec, ParseError, parse_version
 
 yaml = lazy_module("yaml")  # loaded when YAML is first read: a command file needs none of it
@@ -57,7 +58,6 @@ __all__ = [
     "parse_config_yaml",
     "parse_json",
     "parse_mapping",
-    "split_shell_words",
 ]
 
 _ENV_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
@@ -71,10 +71,6 @@ _JSON_HUMAN_INT = re.compile(r"\b\d+(?:\.\d+)?[kKmMgGtT]\b")
 _JSON_STRING = re.compile(r'("(?:[^"\\]|\\.)*")')
 _LOOKS_LIKE_JSON_CONTAINER = re.compile(r"^\s*[{\[]")
 _LOOKS_LIKE_JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
-_CONTINUATION = re.compile(r"\\[ \t]*\r?\n")
-_PLAIN = re.compile(r"[^ \t\r\n\\'\"]+")  # characters a shell word takes as they are (`#` too, inside a word)
-_BLANK_SEPARATED = re.compile(r"[^ \t\r\n]+")
-_QUOTING = re.compile(r"[\\'\"#]")  # a line without these is split at blanks and newlines alone
 _PYTHON = re.compile(r"^python[0-9.]*$")
 _YAML_KEY_LINE = re.compile(r"""^(["']?)[A-Za-z0-9_.+\-]+\1\s*:(\s|$)""")
 _ENV_COMMENT = re.compile(r"^\s*#\s*env:\s?(.*)$")
@@ -133,11 +129,6 @@ def _at_least(catalog: Catalog | None, version: str) -> bool:
     return mine is None or mine >= Version(version)
 
 
-def _preview(text: str, limit: int = 60) -> str:
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def human_readable_int(value: str) -> int:
     """vLLM's ``human_readable_int``: ``1k`` = 1000, ``1K`` = 1024, ``25.6k`` = 25600, else ``int()``."""
     value = value.strip()
@@ -174,107 +165,6 @@ def _snake(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-# ------------------------------------------------------------------------------------------ shell words
-
-
-def _double_quoted(text: str, i: int, buf: list[str]) -> int | None:
-    """Append the text of a double-quoted string starting at ``i`` to ``buf``; the closing quote's index, or
-    None if it is never closed. A backslash escapes ``"``, ``\\``, ``$`` and a backquote, and joins lines."""
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            return i
-        if ch == "\\" and i + 1 < n:
-            nxt = text[i + 1]
-            if nxt in '"\\$`':
-                buf.append(nxt)
-                i += 2
-                continue
-            if nxt == "\n":
-                i += 2
-                continue
-        buf.append(ch)
-        i += 1
-    return None
-
-
-def split_shell_words(text: str) -> list[tuple[str, int]]:
-    """Split a command line into shell words, returning ``(word, offset)`` pairs.
-
-    POSIX shell quoting as bash reads it (and as ``shlex.split`` does for everything ``shlex.quote``
-    writes): single quotes are literal, double quotes honour a backslash before a double quote, a backslash,
-    ``$`` and a backquote, a backslash outside quotes escapes the next character, backslash-newline continues
-    the line (also with stray blanks before the newline), ``#`` at the start of a word comments out the rest
-    of the line, and newlines separate words.
-    """
-    if not _QUOTING.search(text):  # most command lines: no quote, escape or comment
-        return [(m.group(), m.start()) for m in _BLANK_SEPARATED.finditer(text)]
-    words: list[tuple[str, int]] = []
-    buf: list[str] | None = None
-    start = 0
-    i, n = 0, len(text)
-
-    def begin(at: int) -> None:
-        nonlocal buf, start
-        if buf is None:
-            buf, start = [], at
-
-    def unbalanced(quote: str, at: int) -> ParseError:
-        rest = text[start if buf is not None else at :].split("\n", 1)[0]
-        kind = "single" if quote == "'" else "double"
-        return ParseError(
-            f"unbalanced quotes: the {kind} quote at character {at} is never closed",
-            where=f"token {len(words)} '{_preview(rest)}'",
-            position=at,
-        )
-
-    while i < n:
-        c = text[i]
-        if c in " \t\r\n":
-            if buf is not None:
-                words.append(("".join(buf), start))
-                buf = None
-            i += 1
-        elif c == "\\":
-            match = _CONTINUATION.match(text, i)
-            if match:
-                if match.group(0) not in ("\\\n", "\\\r\n") and buf is not None:
-                    words.append(("".join(buf), start))
-                    buf = None
-                i = match.end()
-            elif i + 1 < n:
-                begin(i)
-                buf.append(text[i + 1])
-                i += 2
-            else:
-                i += 1  # a lone trailing backslash: nothing to escape
-        elif c == "'":
-            end = text.find("'", i + 1)
-            if end < 0:
-                raise unbalanced("'", i)
-            begin(i)
-            buf.append(text[i + 1 : end])
-            i = end + 1
-        elif c == '"':
-            begin(i)
-            end = _double_quoted(text, i + 1, buf)
-            if end is None:
-                raise unbalanced('"', i)
-            i = end + 1
-        elif c == "#" and buf is None:
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        else:
-            begin(i)
-            end = _PLAIN.match(text, i).end()  # type: ignore[union-attr]  # a run of plain characters
-            buf.append(text[i:end])
-            i = end
-    if buf is not None:
-        words.append(("".join(buf), start))
-    return words
-
-
 # ------------------------------------------------------------------------------------------- the parser
 
 
@@ -293,7 +183,7 @@ class _Tok:
     @property
     def where(self) -> str:
         if self.given_where is None:
-            self.given_where = f"token {self.index} '{_preview(self.word)}'"
+            self.given_where = f"token {self.index} '{preview(self.word)}'"
         return self.given_where
 
     def derive(self, text: str) -> _Tok:
@@ -759,7 +649,7 @@ class _Parser:
         except ValueError as exc:
             if self.strict_json or _LOOKS_LIKE_JSON_CONTAINER.match(raw):
                 raise ParseError(
-                    f"argument {'/'.join(spec.flags)}: invalid JSON: {exc} in {_preview(raw)!r}",
+                    f"argument {'/'.join(spec.flags)}: invalid JSON: {exc} in {preview(raw)!r}",
                     where=tok.where,
                     position=(value_tok or tok).position,
                 ) from None
@@ -817,9 +707,9 @@ def _not_a_command(toks: list[_Tok], i: int) -> ParseError:
         )
     word = toks[i].text
     return toks[i].error(
-        f"not a vLLM command line: {_preview(word)!r} is not `vllm serve` or a vLLM launcher, and the text "
+        f"not a vLLM command line: {preview(word)!r} is not `vllm serve` or a vLLM launcher, and the text "
         f"is not a YAML or JSON config mapping; a profile's command is {launchers} "
-        f"(if {_preview(word)!r} is the model: `vllm serve {_preview(word)}`)"
+        f"(if {preview(word)!r} is the model: `vllm serve {preview(word)}`)"
     )
 
 
@@ -827,7 +717,7 @@ def parse_command(text: str, *, catalog: Catalog | None = None) -> dict[str, Any
     """Parse a ``vllm serve ...`` command line (env assignments, continuations and quoting included)."""
     toks = [
         _Tok(word, None, index=k, position=offset, word=word)
-        for k, (word, offset) in enumerate(split_shell_words(text))
+        for k, (word, offset) in enumerate(split_words(text))
     ]
     if not toks:
         raise ParseError("empty command line")
@@ -885,7 +775,7 @@ def _env_from_comments(text: str) -> tuple[dict[str, str], list[dict[str, str]]]
         if not match:
             continue
         try:
-            words = [w for w, _ in split_shell_words(match.group(1))]
+            words = [w for w, _ in split_words(match.group(1))]
         except ParseError as exc:
             raise ParseError(f"env comment: {exc.detail}", where=where) from None
         assignments = [_ENV_ASSIGNMENT.fullmatch(w) for w in words]
