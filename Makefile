@@ -30,7 +30,7 @@ lint: venv
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
-	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation sources accounts
+	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation sources accounts vllmcheck
 	$(PY) manage.py check
 
 test: venv services lint

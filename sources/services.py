@@ -373,7 +373,7 @@ def _auth_for(source: GitSource) -> git.Auth:
     remote = _remote_of(source.url)
     _check_branch(source.branch)
     _check_auth(remote, source.credential, source.credentials_env, source.team)
-    token = ssh_key = ""
+    token = ssh_key = ""  # nosec B105  # empty: no secret unless the credential gives one
     if source.credential is not None:
         secret = vault.decrypt(source.credential.secret_encrypted)
         token, ssh_key = (secret, "") if source.credential.kind == GitCredential.Kind.TOKEN else ("", secret)

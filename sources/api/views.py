@@ -199,7 +199,7 @@ class GitSourceViewSet(
                     "name": "deploy-token",
                     "host": "git.example.com",
                     "kind": "token",
-                    "secret": "glpat-...",
+                    "secret": "glpat-...",  # nosec B105  # a placeholder in the API docs
                 },
                 request_only=True,
             )

@@ -9,9 +9,9 @@ import zipfile
 import pytest
 
 from tests.release_index import LocalIndex, build_wheel
-from validation.catalog_builder import fetch_wheel, source
 from validation.models import VllmRelease
 from validation.services.release_watch import release_watch_run
+from vllmcheck.catalog_builder import fetch_wheel, source
 
 
 @pytest.mark.django_db
