@@ -1,0 +1,1 @@
+CUDA_VISIBLE_DEVICES=0,1,2,3 python -m vllm.entrypoints.openai.api_server --model Meta-Llama-3.1-70B-Instruct-quantized.w8a8 --pipeline-parallel-size 4 --gpu-memory-utilization 0.9 --port 2198 --host 0.0.0.0 --served-model-name lianshan-llm-v1 

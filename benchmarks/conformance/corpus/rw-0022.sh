@@ -1,0 +1,1 @@
+vllm serve /model --tensor-parallel-size 8 --pipeline-parallel-size 2 --trust-remote-code --gpu-memory-utilization 0.92 --max-model-len 98304 --host 0.0.0.0 --port 8102 --served-model-name DeepSeek-R1 --uvicorn-log-level info

@@ -1,0 +1,1 @@
+(songdh) [root@localhost server_llm]# python -m vllm.entrypoints.api_server     --model $model_path     --tokenizer $model_path     --tensor-parallel-size $GPUS     --dtype auto     --port $port     --host 0.0.0.0     --gpu-memory-utilization 0.9     --quantization awq --dtype float16    --load-format auto &

@@ -1,0 +1,1 @@
+vllm serve /home/models/Qwen3-0.6B --speculative_config '{"model": "/home/models/Qwen3-0.6B", "num_speculative_tokens": 5, "prompt_lookup_min": 2, "prompt_lookup_max": 5, "method": "ngram"}' --enforce-eager -dp 8

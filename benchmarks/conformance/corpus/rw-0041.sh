@@ -1,0 +1,1 @@
+vllm serve meta-llama/Meta-Llama-3.1-8B-Instruct --max_model_len 4096

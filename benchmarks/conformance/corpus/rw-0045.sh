@@ -1,0 +1,1 @@
+vllm serve LGAI-EXAONE/EXAONE-4.0-32B --reasoning-parser deepseek_v3

@@ -1,0 +1,1 @@
+docker run --name nomic_inf -d --rm --runtime nvidia --gpus device=0 -v /var/models:/var/models -p 8070:8000 --ipc=host vllm/vllm-openai:latest --model /var/models/nomic-embed-text-v1.5 --served-model-name nomic-embed-text --task=embed --trust-remote-code

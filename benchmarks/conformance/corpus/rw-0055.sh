@@ -1,0 +1,1 @@
+vllm serve  meta-llama/Llama-2-7b-hf --enable-lora --max-loras 4 --max-lora-rank 8 --lora-modules "sql-lora-0"="yard1/llama-2-7b-sql-lora-test" "sql-lora-1"="yard1/llama-2-7b-sql-lora-test" "sql-lora-2"="yard1/llama-2-7b-sql-lora-test" "sql-lora-3"="yard1/llama-2-7b-sql-lora-test"

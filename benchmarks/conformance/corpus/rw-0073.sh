@@ -1,0 +1,14 @@
+VLLM_LOGGING_LEVEL=DEBUG vllm serve /data/pretrained/DeepSeek-V4-Flash \
+--served-model-name DeepSeek-V4-Flash \
+--trust-remote-code \
+--kv-cache-dtype fp8 \
+--block-size 256 \
+--enable-expert-parallel \
+--data-parallel-size 8 \
+--gpu-memory-utilization 0.85 \
+--compilation-config '{"cudagraph_mode":"FULL_AND_PIECEWISE", "custom_ops":["all"]}' \
+--attention_config.use_fp4_indexer_cache=True \
+--tokenizer-mode deepseek_v4 \
+--tool-call-parser deepseek_v4 \
+--enable-auto-tool-choice \
+--reasoning-parser deepseek_v4

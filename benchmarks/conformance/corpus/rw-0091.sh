@@ -1,0 +1,14 @@
+(vllm) cheng@cheng:~$ python -m vllm.entrypoints.openai.api_server \
+--model /home/cheng/model/Qwen3-30B-A3B-Instruct-2507-FP8 \
+--port 8000 \
+--served-model-name Qwen3-30B-A3B-Instruct-2507 \
+--tensor-parallel-size 4 \
+--pipeline-parallel-size 1 \
+--dtype auto \
+--trust-remote-code \
+--gpu-memory-utilization 0.90 \
+--max-model-len 131072 \
+--max-num-batched-tokens 32768 \
+--enable-auto-tool-choice \
+--tool-call-parser hermes \
+--max-num-seqs 10

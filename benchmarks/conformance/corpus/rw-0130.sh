@@ -1,0 +1,1 @@
+```docker run --entrypoint /bin/bash -it --name vllm_service -p 8008:80 -e HF_TOKEN=${HUGGINGFACEHUB_API_TOKEN} -v ./data:/data vllm:cpu -c "cd / && export VLLM_CPU_KVCACHE_SPACE=40 && python3 -m vllm.entrypoints.openai.api_server --model Intel/neural-chat-7b-v3-3 --port 80"```

@@ -1,0 +1,3 @@
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 vllm serve "Qwen2.5-VL-72B-Instruct-AWQ" --port 8080 --dtype float16 --tensor-parallel-size 8 --cpu-offload-gb 0 --gpu-memory-utilization 0.80 --max-model-len 128000 --api-key abc123 --enable-prefix-caching --enable-auto-tool-choice --tool-call-parser hermes --trust-remote-code
+
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 vllm serve "Qwen2.5-VL-72B-Instruct" --port 8080 --dtype bfloat16 --tensor-parallel-size 8 --cpu-offload-gb 0 --gpu-memory-utilization 0.80 --max-model-len 128000 --api-key abc123 --enable-prefix-caching --enable-auto-tool-choice --tool-call-parser hermes --trust-remote-code
