@@ -79,3 +79,41 @@ def test_a_failing_read_on_a_healthy_connection_is_not_sent_again(kept_connectio
         cursor.execute("SELECT pg_sleep(0.5)")  # canceled: the statement's failure, not the connection's
     _new_request()
     assert _backend_pid() == pid
+
+
+def _prepared_statements() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements")
+        return cursor.fetchone()[0]
+
+
+def test_a_statement_sent_repeatedly_is_prepared_on_its_connection(kept_connection):
+    """DB_SERVER_SIDE_BINDING and DB_PREPARE_THRESHOLD (psycopg's options, through Django's OPTIONS): once sent
+    that many times on a kept connection, a statement is parsed and planned there once, not at every request."""
+    from profiles.models import Team
+
+    threshold = connection.settings_dict["OPTIONS"]["prepare_threshold"]
+    assert connection.settings_dict["OPTIONS"]["server_side_binding"] is True and threshold
+    before = _prepared_statements()
+    for number in range(threshold + 1):
+        _new_request()
+        assert not Team.objects.filter(slug=f"none-{number}").exists()
+    assert _prepared_statements() > before
+
+
+def test_prepared_statements_can_be_turned_off(kept_connection):
+    """DB_PREPARE_THRESHOLD=0 (a transaction-pooling PgBouncer older than 1.21): nothing is prepared."""
+    from profiles.models import Team
+
+    connection.close()
+    options = connection.settings_dict["OPTIONS"]
+    kept = options["prepare_threshold"]
+    options["prepare_threshold"] = None
+    try:
+        for number in range(10):
+            _new_request()
+            assert not Team.objects.filter(slug=f"none-{number}").exists()
+        assert _prepared_statements() == 0
+    finally:
+        options["prepare_threshold"] = kept
+        connection.close()
