@@ -274,9 +274,14 @@ def profile_create_by_slug(
     return profile_create(actor=actor, team=team, data=data, stamp=stamp)
 
 
+JSON_FIELDS = ("model_config", "engine_args", "env", "hardware", "source", "parse_notes")
+
+
 def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease) -> None:
     """Save a new profile with its first revision, its audit entry and its verdict (check row, rule index,
-    first history entry), in one transaction: the rows :func:`_store` writes for an edit."""
+    first history entry), in one transaction: the rows :func:`_store` writes for an edit. Afterwards
+    ``profile`` holds its JSON fields and ``profile.verdict`` its findings as a later read gives them (the
+    database's key order and numbers), so the API answers with the profile without reading it all again."""
     check, record, *rules, change = verdict_rows_new(
         profile=profile, verdict=verdict, release=release, cause="created", actor=actor
     )
@@ -291,6 +296,12 @@ def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmReleas
             row.profile_id = profile.pk
         VerdictRule.objects.bulk_create(rules)
         change.save(force_insert=True)
+    *stored, findings = (
+        Profile.objects.filter(pk=profile.pk).values_list(*JSON_FIELDS, "verdict__findings").get()
+    )
+    for name, value in zip(JSON_FIELDS, stored, strict=True):
+        setattr(profile, name, value)
+    record.findings = findings
 
 
 def _revision_rows(profile: Profile, *, actor, before: dict[str, Any] | None) -> tuple[ProfileRevision, Any]:

@@ -136,8 +136,10 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return Response(data, status=code, headers={"ETag": etag_of(data)})
 
     def _created(self, profile):
-        """201 with the profile just created, read back as a GET reads it: the same body and ETag."""
-        return self._output(profile, code=status.HTTP_201_CREATED)
+        """201 with the profile just created, shown from the objects its save wrote, which hold what a later
+        GET reads (the save read its JSON fields and findings back as stored): the same body and ETag."""
+        data = ProfileSerializer(profile, context=self.get_serializer_context()).data
+        return Response(data, status=status.HTTP_201_CREATED, headers={"ETag": etag_of(data)})
 
     def retrieve(self, request, *args, **kwargs):
         return conditional(request, self._data(self.get_object()))
