@@ -91,9 +91,9 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DB_CONN_HEALTH_CHECKS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # psycopg 3 through Django's own OPTIONS. DB_SERVER_SIDE_BINDING: values bound by PostgreSQL instead of
-    # interpolated by psycopg; DB_PREPARE_THRESHOLD: with it, a statement sent that many times on a connection is
-    # prepared there (parsed and planned once); 0: never (Django's default, and what a transaction-pooling
-    # PgBouncer older than 1.21 needs).
+    # interpolated by psycopg; DB_PREPARE_THRESHOLD: with it, a statement sent that many times on a
+    # connection is prepared there (parsed and planned once); 0: never (Django's default, and what a
+    # transaction-pooling PgBouncer older than 1.21 needs).
     _prepare = env.int("DB_PREPARE_THRESHOLD", default=5)
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=env.bool("DB_SERVER_SIDE_BINDING", default=True),
