@@ -7,17 +7,14 @@ WEB_THREADS     threads per process (default 4): a request waits on PostgreSQL f
                 another thread of the same process answers meanwhile
 WEB_KEEPALIVE   seconds an idle keep-alive connection is kept (default 5): API clients, the Kubernetes API
                 server and load balancers reuse connections instead of paying a TCP handshake per request
-WEB_LINGER_MS   milliseconds a thread that has answered a kept-alive request waits on that connection for
-                the next one, serving it itself instead of handing the connection back to the main thread
-                (default 2; only while no other connection waits for a thread; 0 turns it off): see
-                config/web_worker.py
+                (gunicorn's own ``gthread`` worker keeps them in its poller between requests)
 WEB_ACCESS_LOG  "-" for an access log line per request on stdout (off by default: the request log of a
                 proxy or ingress in front usually has it already)
 WEB_REUSE_PORT  "false" to share one listening socket between the worker processes (default "true" with
-                more than one worker: each listens on its own SO_REUSEPORT socket and the kernel spreads new
-                connections evenly between them; on one shared socket the first worker to wake takes them,
-                and 16 keep-alive clients that connect at once were seen to end up 13 to 3 or 16 to 0 between
-                two workers, one core idle)
+                more than one worker: gunicorn's ``reuse_port`` setting, with which each worker listens on its
+                own SO_REUSEPORT socket and the kernel spreads new connections evenly between them; on one
+                shared socket the first worker to wake takes them, and 16 keep-alive clients that connect at
+                once were seen to end up 13 to 3 or 16 to 0 between two workers, one core idle)
 """
 
 import gc
@@ -25,7 +22,7 @@ import os
 
 workers = int(os.environ.get("WEB_WORKERS", "2"))
 threads = int(os.environ.get("WEB_THREADS", "4"))
-worker_class = "config.web_worker.LingeringThreadWorker"
+worker_class = "gthread"
 keepalive = int(os.environ.get("WEB_KEEPALIVE", "5"))
 reuse_port = os.environ.get("WEB_REUSE_PORT", "true").lower() != "false"
 accesslog = os.environ.get("WEB_ACCESS_LOG") or None

@@ -10,7 +10,6 @@ from django.core.serializers.json import DjangoJSONEncoder
 
 from .context import current_origin
 from .models import AuditEvent
-from .rows import unsaved
 
 
 def _plain(value: Any) -> Any:
@@ -42,8 +41,7 @@ def audit_event(
     inserts the object). ``actor`` None is the system (a worker, beat, migrate); ``team`` a Team or None."""
     origin = current_origin()
     user = actor if actor is not None and getattr(actor, "is_authenticated", False) else None
-    return unsaved(
-        AuditEvent,
+    return AuditEvent(
         actor_id=None if user is None else user.pk,  # the key: nothing reads the entry's actor back
         actor_name=user.get_username() if user is not None else "",
         via=origin.via,

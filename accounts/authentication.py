@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
-from rest_framework import HTTP_HEADER_ENCODING, exceptions
-from rest_framework.authentication import BaseAuthentication
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from .models import ApiToken
 from .services import token_authenticate
-
-
-def _authorization(request) -> bytes:
-    """The Authorization header, as DRF's ``get_authorization_header`` gives it, read from the WSGI
-    environment: DRF's goes through ``request.headers``, which builds a mapping of every header of the
-    request to read one (3-4% of an API validation)."""
-    auth = request.META.get("HTTP_AUTHORIZATION", b"")
-    return auth.encode(HTTP_HEADER_ENCODING) if isinstance(auth, str) else auth
 
 
 class ApiTokenAuthentication(BaseAuthentication):
@@ -27,7 +19,7 @@ class ApiTokenAuthentication(BaseAuthentication):
     keywords = (b"token", b"bearer")
 
     def authenticate(self, request):
-        parts = _authorization(request).split()
+        parts = get_authorization_header(request).split()
         if not parts or parts[0].lower() not in self.keywords:
             return None
         if len(parts) != 2:

@@ -63,7 +63,7 @@ class JSONParser(parsers.JSONParser):
         max_depth = settings.API_MAX_JSON_DEPTH
         # Each level below the top is opened by a "[" or "{" of the text (those inside strings only add to
         # the count): a text with fewer of them than max_depth cannot nest deeper than max_depth, and then
-        # without a possible NUL the walk could refuse nothing (it was a tenth of a validation's parsing).
+        # without a possible NUL the walk could refuse nothing, so it is skipped.
         if nul_possible or text.count("[") + text.count("{") >= max_depth:
             _walk(data, max_depth, nul_possible=nul_possible)
         return data

@@ -48,13 +48,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "config.middleware.CommonMiddleware",  # Django's, its Content-Length question asked at less cost
+    "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.middleware.AuditOriginMiddleware",
-    "config.middleware.LazyMessageMiddleware",  # Django's, made only when a page uses messages
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.middleware.CSPMiddleware",  # django-csp's, the settings' header built once
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it answers a locked-out login with 429.
     "axes.middleware.AxesMiddleware",
@@ -82,22 +82,23 @@ DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR 
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 # Persistent connections: without them every request opens a PostgreSQL connection (a new server process)
 # and closes it, which cost more than the whole validation. Each web thread and worker process keeps one for
-# this many seconds (0: one per request). A kept connection is checked at the first query of each request
-# and task, so that a database restart or failover, which breaks every kept connection, fails no request:
-# the broken one is replaced (tests/faults). On PostgreSQL the first read is the check (sent again on a new
-# connection if the kept one is broken; config/db/postgresql), other first statements get a `SELECT 1`
-# before them. DB_CONN_HEALTH_CHECKS=false turns the check off: the first request of each thread after a
-# restart then fails.
+# this many seconds (0: one per request). Django's CONN_HEALTH_CHECKS checks a kept connection (a `SELECT 1`)
+# before the first query of each request and task, so that a database restart or failover, which breaks
+# every kept connection, fails no request: the broken one is replaced (tests/faults).
+# DB_CONN_HEALTH_CHECKS=false turns the check off: the first request of each thread after a restart then
+# fails.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=600)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("DB_CONN_HEALTH_CHECKS", default=True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # The same backend, with the health check done by the request's first read instead of a `SELECT 1`
-    # round trip before it (config/db/postgresql/base.py).
-    DATABASES["default"]["ENGINE"] = "config.db.postgresql"
-# The few statements every API request sends (its token, the reference stamp) are prepared once per kept
-# connection on PostgreSQL (config/db/postgresql). false: behind a transaction-pooling PgBouncer older than
-# 1.21, which cannot keep prepared statements.
-DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
+    # psycopg 3 through Django's own OPTIONS. DB_SERVER_SIDE_BINDING: values bound by PostgreSQL instead of
+    # interpolated by psycopg; DB_PREPARE_THRESHOLD: with it, a statement sent that many times on a
+    # connection is prepared there (parsed and planned once); 0: never (Django's default, and what a
+    # transaction-pooling PgBouncer older than 1.21 needs).
+    _prepare = env.int("DB_PREPARE_THRESHOLD", default=5)
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=env.bool("DB_SERVER_SIDE_BINDING", default=True),
+        prepare_threshold=_prepare or None,
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share one SQLite file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
@@ -314,7 +315,6 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     # `?format=` belongs to the export endpoint (command | yaml | json), not to content negotiation.
     "URL_FORMAT_OVERRIDE": None,
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.negotiation.ContentNegotiation",
 }
 
 # API throttling (config.throttling): requests per signed-in client (each API token, or a session's user) and

@@ -13,5 +13,5 @@ from .settings import *  # noqa: F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast user fixtures
 
 # One test database per run, so that parallel runs (several engineers, one machine) never collide.
-if DATABASES["default"]["ENGINE"] == "config.db.postgresql":  # noqa: F405
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
     DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_vllm_profiles_{os.getpid()}"  # noqa: F405

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
-from functools import cache
 from typing import Any
 
 from django.core.exceptions import EmptyResultSet
@@ -12,7 +11,6 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from accounts import permissions
-from accounts.rows import converters_of, read_row
 from validation.models import Verdict, VerdictChange
 
 from .models import Profile, Team
@@ -26,57 +24,9 @@ LIST_JOINS = ("team", "owner", "vllm_release")
 SORT_MATCHES_UP_TO = 2000
 
 
-@cache
-def _team_query() -> tuple[str, list[str], list[tuple]]:
-    """``SELECT team.* ... WHERE slug = %s``, written once from the model's metadata, with its columns' names
-    and the backend's converters (index, converter, column) of the values it returns: every profile created
-    through the API names its team by slug, and the ORM compiled that query anew each time (a tenth of a
-    save's CPU). On PostgreSQL the row's image (``to_jsonb``) comes last, for :func:`team_by_slug`'s reuse."""
-    quote = connection.ops.quote_name
-    fields = list(Team._meta.concrete_fields)
-    image = ", to_jsonb(t)::text" if connection.vendor == "postgresql" else ""
-    columns = ", ".join(f"t.{quote(f.column)}" for f in fields)
-    sql = (
-        f"SELECT {columns}{image} FROM {quote(Team._meta.db_table)} t "  # nosec B608  # names from model metadata (quote_name), values are %s parameters
-        f"WHERE t.{quote(Team._meta.get_field('slug').column)} = %s"
-    )
-    return sql, [f.attname for f in fields], converters_of(fields)
-
-
-# The teams this process has read by slug: slug -> (the row's values, its image as PostgreSQL's jsonb). A save
-# that names its team by slug reuses them instead of a query of its own, and its insert checks that the image
-# is still the team's (``team_row_image``): a team changed or deleted since is read again (see
-# ``profiles.services.profile_create_by_slug``), so nothing is ever decided on a stale copy.
-_teams_read: dict[str, tuple[list, str]] = {}
-TEAMS_KEPT = 1000  # at most this many, so that a process never holds more than a few hundred KB of them
-
-
-def team_by_slug(slug: str, *, reuse: bool = False) -> Team | None:
-    """The team named ``slug`` (one indexed query), or None. ``reuse``: the copy of its row this process read
-    last, if any, without a query; such a team has ``team_reused`` set, and a write that relies on it must
-    check ``team_row_image`` (the row as it was read) against the table."""
-    if reuse:
-        known = _teams_read.get(slug)
-        if known is not None:
-            return _team(*known, reused=True)
-    sql, names, converters = _team_query()
-    values = read_row(sql, [slug], converters)
-    if values is None:
-        _teams_read.pop(slug, None)
-        return None
-    image = values.pop() if len(values) > len(names) else None
-    if image is not None:
-        if len(_teams_read) >= TEAMS_KEPT:
-            _teams_read.clear()
-        _teams_read[slug] = (values, image)
-    return _team(values, image, reused=False)
-
-
-def _team(values: list, image: str | None, *, reused: bool) -> Team:
-    team = Team.from_db(connection.alias, _team_query()[1], values)
-    team.team_row_image = image
-    team.team_reused = reused
-    return team
+def team_by_slug(slug: str) -> Team | None:
+    """The team named ``slug`` (one indexed query), or None."""
+    return Team.objects.filter(slug=slug).first()
 
 
 def teams_visible_to(user) -> QuerySet[Team]:

@@ -18,11 +18,10 @@ from django.db.models import F
 
 from accounts import permissions
 from accounts.audit import audit_event, audit_record
-from accounts.rows import unsaved
 from hub import services as hub_services
 from validation.errors import DomainError
 from validation.models import Verdict as VerdictRecord
-from validation.models import VllmRelease
+from validation.models import VerdictRule, VllmRelease
 from validation.selectors import catalog_for, reference_pinned, release_get, waived_rule_ids
 from validation.services.rechecks import recheck_start
 from validation.services.verdicts import (
@@ -37,7 +36,6 @@ from vllmcheck.engine import render as engine_render
 from vllmcheck.engine.types import ParseError, Verdict
 
 from . import selectors
-from .inserts import Child, RowChanged, insert_together
 from .models import Profile, ProfileRevision, Team, TeamMembership
 
 EDITOR_ROLES = permissions.EDITOR_ROLES
@@ -252,7 +250,7 @@ def profile_create(
         f"you may not create profiles in team {team.slug!r}",
         field="team",
     )
-    profile = unsaved(Profile, team=team, owner=actor, revision=1)
+    profile = Profile(team=team, owner=actor, revision=1)
     # One query (or none) for the release, the fleet and the rule set; what the save writes changes none.
     with reference_pinned(stamp):
         _apply_input(profile, data)
@@ -269,54 +267,41 @@ def profile_create(
 def profile_create_by_slug(
     *, actor, team_slug: str, data: ProfileInput, stamp: tuple | None = None
 ) -> tuple[Profile, Verdict] | None:
-    """:func:`profile_create` in the team named ``team_slug`` (None: there is no such team), with the copy of
-    the team's row this process read last, if any: the query for it was a round trip and a tenth of a save's
-    CPU. That copy is never trusted: the insert takes place only if the team's row is still the one read (the
-    statement checks it), and a refusal (a permission, a finding that depends on the team's default node
-    type) stands only once the team is read again and found unchanged; otherwise the save is done again with
-    the team as it is now, as a save that read it first would have done."""
-    team = selectors.team_by_slug(team_slug, reuse=True)
+    """:func:`profile_create` in the team named ``team_slug`` (None: there is no such team)."""
+    team = selectors.team_by_slug(team_slug)
     if team is None:
         return None
-    try:
-        return profile_create(actor=actor, team=team, data=data, stamp=stamp)
-    except (DomainError, RowChanged) as exc:
-        if not team.team_reused:
-            raise
-        current = selectors.team_by_slug(team_slug)
-        if current is None:
-            return None
-        if current.team_row_image == team.team_row_image and isinstance(exc, DomainError):
-            raise
-    return profile_create(actor=actor, team=current, data=data, stamp=stamp)
+    return profile_create(actor=actor, team=team, data=data, stamp=stamp)
 
 
 JSON_FIELDS = ("model_config", "engine_args", "env", "hardware", "source", "parse_notes")
 
 
 def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease) -> None:
-    """Insert a new profile with its first revision, its audit entry and its verdict (check row, rule index,
-    first history entry): the rows :func:`_store` writes for an edit, in one statement (its own transaction,
-    or a savepoint of the caller's). Afterwards ``profile`` holds its JSON fields and ``profile.verdict``
-    its findings as a later read gives them, so the API answers with the profile without reading it back."""
-    rows = verdict_rows_new(profile=profile, verdict=verdict, release=release, cause="created", actor=actor)
-    revision, entry = _revision_rows(profile, actor=actor, before=None)
-    check, record, *others = rows
-    team = profile.team
-    # A team reused from an earlier read (profile_create_by_slug): inserted only if its row is still that.
-    guard = (team, team.team_row_image) if getattr(team, "team_reused", False) else None
-    insert_together(
-        profile,
-        [
-            Child(revision, "profile"),
-            Child(entry, "object_id"),
-            Child(check, "verdict"),
-            Child(record, "profile", returning=["findings"]),
-            *(Child(row, "profile") for row in others),
-        ],
-        returning=JSON_FIELDS,
-        guard=guard,
+    """Save a new profile with its first revision, its audit entry and its verdict (check row, rule index,
+    first history entry), in one transaction: the rows :func:`_store` writes for an edit. Afterwards
+    ``profile`` holds its JSON fields and ``profile.verdict`` its findings as a later read gives them (the
+    database's key order and numbers), so the API answers with the profile without reading it all again."""
+    check, record, *rules, change = verdict_rows_new(
+        profile=profile, verdict=verdict, release=release, cause="created", actor=actor
     )
+    with transaction.atomic():
+        profile.save(force_insert=True)
+        for row in _revision_rows(profile, actor=actor, before=None):
+            row.save(force_insert=True)
+        record.save(force_insert=True)  # the verdict's key is its profile's
+        check.verdict_id = profile.pk
+        check.save(force_insert=True)
+        for row in [*rules, change]:
+            row.profile_id = profile.pk
+        VerdictRule.objects.bulk_create(rules)
+        change.save(force_insert=True)
+    *stored, findings = (
+        Profile.objects.filter(pk=profile.pk).values_list(*JSON_FIELDS, "verdict__findings").get()
+    )
+    for name, value in zip(JSON_FIELDS, stored, strict=True):
+        setattr(profile, name, value)
+    record.findings = findings
 
 
 def _revision_rows(profile: Profile, *, actor, before: dict[str, Any] | None) -> tuple[ProfileRevision, Any]:
@@ -324,9 +309,7 @@ def _revision_rows(profile: Profile, *, actor, before: dict[str, Any] | None) ->
     the snapshot before an edit, None for a new profile, whose key the insert fills in)."""
     after = profile_snapshot(profile)
     # The profile by its key (a new one's is filled in by the insert): nothing reads the revision's profile.
-    revision = unsaved(
-        ProfileRevision, profile_id=profile.pk, revision=profile.revision, data=after, author=actor
-    )
+    revision = ProfileRevision(profile_id=profile.pk, revision=profile.revision, data=after, author=actor)
     entry = audit_event(
         actor=actor,
         action="profile.create" if before is None else "profile.update",
@@ -662,9 +645,7 @@ def profile_dry_run(
     """Validate a profile without storing it (POST /api/v1/validate/, `manage.py lint`, the form's live
     findings, which pass ``fetch_models=False`` so typing never waits for the Hub). ``stamp``: the
     reference stamp as the request read it already (with its API token), saving that query."""
-    profile = unsaved(
-        Profile, kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team
-    )
+    profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
     with reference_pinned(stamp):  # one query (or none) for the release, the fleet and the rule set
         _apply_input(profile, data, fetch_models=fetch_models)
         verdict, _ = profile_check(profile)

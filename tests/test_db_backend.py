@@ -1,13 +1,12 @@
-"""The PostgreSQL backend's health check (config/db/postgresql): a kept connection that a restart broke is
-replaced without failing the request, and a healthy one costs no `SELECT 1` round trip before each request."""
+"""Kept PostgreSQL connections with Django's CONN_HEALTH_CHECKS (config/settings.py): a kept connection that a
+restart broke is replaced without failing the request, whatever its first statement; a statement that fails on
+a healthy connection fails as it is, on that connection."""
 
 from __future__ import annotations
 
-import tempfile
-
 import pytest
 from django.core.signals import request_finished, request_started
-from django.db import DataError, OperationalError, connection, connections
+from django.db import OperationalError, connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -82,87 +81,39 @@ def test_a_failing_read_on_a_healthy_connection_is_not_sent_again(kept_connectio
     assert _backend_pid() == pid
 
 
-def _sent(statement) -> list[tuple[str, str]]:
-    """The frontend messages (Query, Parse, Bind, ...) that running ``statement()`` puts on the wire, each
-    with the rest of its trace line (a Query's text)."""
-    with tempfile.TemporaryFile() as trace:
-        raw = connections["default"].connection
-        raw.pgconn.trace(trace.fileno())
-        try:
-            statement()
-        finally:
-            raw.pgconn.untrace()
-        trace.seek(0)
-        lines = [line.split("\t") for line in trace.read().decode().splitlines() if "\tF\t" in line]
-        return [(fields[3], "\t".join(fields[4:])) for fields in lines]
+def _prepared_statements() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements")
+        return cursor.fetchone()[0]
 
 
-def test_a_healthy_kept_connection_sends_only_the_request_s_own_statements(kept_connection):
-    _backend_pid()
-    _new_request()
-    sent = [text for message, text in _sent(_backend_pid) if message == "Query"]
-    assert len(sent) == 1, sent
-    assert "pg_backend_pid" in sent[0]
-    assert "SELECT 1" not in "".join(sent)
+def test_a_statement_sent_repeatedly_is_prepared_on_its_connection(kept_connection):
+    """DB_SERVER_SIDE_BINDING and DB_PREPARE_THRESHOLD (psycopg's options, through Django's OPTIONS): once sent
+    that many times on a kept connection, a statement is parsed and planned there once, not at every request."""
+    from profiles.models import Team
+
+    threshold = connection.settings_dict["OPTIONS"]["prepare_threshold"]
+    assert connection.settings_dict["OPTIONS"]["server_side_binding"] is True and threshold
+    before = _prepared_statements()
+    for number in range(threshold + 1):
+        _new_request()
+        assert not Team.objects.filter(slug=f"none-{number}").exists()
+    assert _prepared_statements() > before
 
 
-def _prepared_read():
-    with connection.prepared_cursor() as cursor:
-        cursor.execute("SELECT %s::int + 1", [41])
-        assert cursor.fetchone() == (42,)
+def test_prepared_statements_can_be_turned_off(kept_connection):
+    """DB_PREPARE_THRESHOLD=0 (a transaction-pooling PgBouncer older than 1.21): nothing is prepared."""
+    from profiles.models import Team
 
-
-def test_a_prepared_statement_is_parsed_once_per_connection(kept_connection):
-    _backend_pid()
-    _new_request()
-    first = [message for message, _ in _sent(_prepared_read)]
-    _new_request()
-    again = [message for message, _ in _sent(_prepared_read)]
-    assert "Parse" in first, first  # planned by PostgreSQL once ...
-    assert "Parse" not in again and "Bind" in again, again  # ... then only bound and executed
-
-
-def test_a_prepared_read_on_a_connection_broken_between_requests_is_answered(kept_connection):
-    pid = _backend_pid()
-    _new_request()
-    _prepared_read()
-    _new_request()
-    _kill(pid)
-    _new_request()
-    _prepared_read()  # the request's first read found the connection broken: sent again on a new one
-    assert _backend_pid() != pid
-    _new_request()
-    _prepared_read()  # and prepared again on the new connection
-
-
-def test_prepared_statements_can_be_turned_off(kept_connection, settings):
-    settings.DB_PREPARED_STATEMENTS = False
-    _backend_pid()
-    _new_request()
-    assert "Parse" not in [message for message, _ in _sent(_prepared_read)]
-
-
-def test_one_cursor_of_prepared_statements_per_connection(kept_connection):
-    """Kept from request to request on the same connection, each statement's rows its own (a read that
-    failed leaves nothing behind for the next), and a new one on a new connection."""
-    with connection.prepared_cursor() as first:
-        first.execute("SELECT %s::int + 1", [1])
-        assert first.fetchone() == (2,)
-    _new_request()
-    with connection.prepared_cursor() as again:
-        assert again.cursor is first.cursor
-        assert again.pgresult is None  # the last statement's rows went with its block
-        again.execute("SELECT %s::text", ["two"])
-        assert again.fetchall() == [("two",)]
-    with pytest.raises(DataError), connection.prepared_cursor() as failing:
-        failing.execute("SELECT %s::int / 0", [1])
-    with connection.prepared_cursor() as after:
-        after.execute("SELECT %s::int * 3", [3])
-        assert after.fetchall() == [(9,)]
-    pid = _backend_pid()
-    _new_request()
-    _kill(pid)
-    _new_request()
-    _prepared_read()  # on a new connection, after the health check replaced the broken one
-    with connection.prepared_cursor() as renewed:
-        assert renewed.cursor is not first.cursor and renewed.cursor.connection is connection.connection
+    connection.close()
+    options = connection.settings_dict["OPTIONS"]
+    kept = options["prepare_threshold"]
+    options["prepare_threshold"] = None
+    try:
+        for number in range(10):
+            _new_request()
+            assert not Team.objects.filter(slug=f"none-{number}").exists()
+        assert _prepared_statements() == 0
+    finally:
+        options["prepare_threshold"] = kept
+        connection.close()

@@ -35,7 +35,6 @@ from django.db.models.functions import TruncWeek
 from django.utils import timezone
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from accounts.rows import read_row
 from vllmcheck.engine import lint as engine_lint
 from vllmcheck.engine import store
 from vllmcheck.engine.catalog import Catalog
@@ -177,7 +176,9 @@ def _stamp_statement(columns: tuple[str, ...]) -> str:
 
 def reference_stamp() -> tuple:
     """What the reference data is now, in one query: changes whenever any of it does."""
-    return tuple(read_row(_stamp_statement(reference_stamp_columns()), [], ()))
+    with connection.cursor() as cursor:
+        cursor.execute(_stamp_statement(reference_stamp_columns()))
+        return tuple(cursor.fetchone())
 
 
 def reference(stamp: tuple | None = None) -> Reference:

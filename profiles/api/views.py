@@ -137,8 +137,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
 
     def _created(self, profile):
         """201 with the profile just created, shown from the objects its save wrote, which hold what a later
-        GET reads (the save read its JSON fields and findings back as stored): the same body and ETag,
-        without reading the profile again."""
+        GET reads (the save read its JSON fields and findings back as stored): the same body and ETag."""
         data = ProfileSerializer(profile, context=self.get_serializer_context()).data
         return Response(data, status=status.HTTP_201_CREATED, headers={"ETag": etag_of(data)})
 

@@ -4,15 +4,12 @@
   (304), ``If-Match`` on writes (412 when stale); config.schema documents them for the views that list their
   actions in ``conditional_actions``;
 - ``StrictFields``: a write serializer that refuses fields it does not know, naming them;
-- ``PrebuiltFields``: a request serializer whose fields are built once per class, not per request.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
-from functools import cache
 
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
@@ -87,51 +84,3 @@ class StrictFields:
                     {name: [f"unknown field; this endpoint accepts: {accepted}"] for name in unknown}
                 )
         return super().to_internal_value(data)
-
-
-class PrebuiltFields:
-    """Mixin for serializers of plain fields (no nested serializers): DRF builds every field afresh for each
-    serializer instance (a deep copy of the declared fields, and a ModelSerializer's introspection of its
-    model), which was a sixth of a validate request's CPU. Here the fields are built once per class and each
-    instance gets shallow copies, bound to it as usual; what a field holds after ``__init__`` (validators,
-    choices, a child field) is only read while validating or representing, and a child field gets its own
-    copy so that its ``parent`` is the copy being bound."""
-
-    def _field_prototypes(self):
-        cls = type(self)
-        prototypes = cls.__dict__.get("_prebuilt_fields")
-        if prototypes is None:
-            prototypes = super().get_fields()
-            nested = [name for name, f in prototypes.items() if isinstance(f, serializers.BaseSerializer)]
-            if nested:
-                raise TypeError(f"{cls.__name__}: PrebuiltFields is for plain fields, not {nested}")
-            cls._prebuilt_fields = prototypes
-        return prototypes
-
-    def get_fields(self):
-        fields = {}
-        for name, prototype in self._field_prototypes().items():
-            field = _shallow_copy(prototype)
-            child = getattr(prototype, "child", None)
-            if child is not None:
-                field.child = _shallow_copy(child)
-                field.child.parent = field  # bound (name and source "") by the prototype's __init__
-            fields[name] = field
-        return fields
-
-
-@cache
-def _has_own_copy(kind: type) -> bool:
-    """Asked once per class: a failed ``hasattr()`` builds an ``AttributeError`` each time."""
-    return hasattr(kind, "__copy__")
-
-
-def _shallow_copy(field):
-    """``copy.copy(field)`` for a DRF field (an instance dict and no ``__copy__``), without ``copy``'s
-    generic ``__reduce_ex__`` round: a third of the cost of a validate request's serializer."""
-    kind = type(field)
-    if _has_own_copy(kind):
-        return copy.copy(field)
-    new = object.__new__(kind)
-    new.__dict__.update(field.__dict__)
-    return new

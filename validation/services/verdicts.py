@@ -16,7 +16,6 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from accounts.rows import unsaved
 from vllmcheck import modelhub
 from vllmcheck.engine import lint as engine_lint
 from vllmcheck.engine.types import EngineError, Finding, Verdict
@@ -304,8 +303,7 @@ def _check_row(profile_id: int, *, ruleset: RuleSet | None, release: VllmRelease
     """A verdict's narrow row as just computed against ``ruleset`` and ``release`` (no re-check mark)."""
     # Keys, not the objects: nothing reads them back from the row, and a related object set by name costs
     # Django's descriptor (its checks, the database routers, the cache) for each.
-    return unsaved(
-        VerdictCheck,
+    return VerdictCheck(
         verdict_id=profile_id,
         ruleset_id=None if ruleset is None else ruleset.pk,
         release_id=release.pk,
@@ -335,21 +333,20 @@ def verdict_rows_new(
     cause_detail: str = "",
     actor=None,
 ) -> list:
-    """The unsaved rows that record the first verdict of a new ``profile``, for its owner to insert with the
-    profile (one statement, ``profiles.inserts``): its check row, the verdict, its rule index and its first
-    history entry, each pointing at ``profile`` (whose key the insert fills in). The same rows
+    """The unsaved rows that record the first verdict of a new ``profile``, for its owner to save with the
+    profile (in one transaction): its check row, the verdict, its rule index and its first history entry
+    (the verdict given ``profile``; the others get its key once it is saved). The same rows
     :func:`verdict_record` writes for a profile that has no verdict yet; the profile gets its summary."""
     ruleset = ruleset_numbered(verdict.ruleset) if verdict.ruleset else None
     values = _record_values(profile, verdict)
     for name, value in verdict_summary(verdict).items():
         setattr(profile, name, value)
     # The verdict is given its profile (which then holds the verdict, as a later read shows it); the other
-    # rows only keys (the profile's is filled in by the insert), as nothing reads their related objects.
-    record = unsaved(VerdictRecord, profile=profile, **values)
+    # rows only keys (the profile's is filled in once it is saved), as nothing reads their related objects.
+    record = VerdictRecord(profile=profile, **values)
     check = _check_row(None, ruleset=ruleset, release=release, at=None)
-    rules = [unsaved(VerdictRule, profile_id=profile.pk, rule_id=rule_id) for rule_id in record.rule_ids]
-    change = unsaved(
-        VerdictChange,
+    rules = [VerdictRule(profile_id=profile.pk, rule_id=rule_id) for rule_id in record.rule_ids]
+    change = VerdictChange(
         profile_id=profile.pk,
         from_state="",
         to_state=verdict.state,
