@@ -433,6 +433,16 @@ class InProcess(Product):
                 return False, "manage.py migrate failed: " + (p.stderr.strip().splitlines() or [""])[-1]
         os.environ["DATABASE_URL"] = url
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        missing = [d for d in standin_models().values() if not os.path.exists(self.model_file(d))]
+        if missing:  # no setup_env.sh run here: write the stand-ins' files as it does (no vLLM needed)
+            print(f"writing {len(set(missing))} stand-in models into {self.models_dir}", file=sys.stderr)
+            p = subprocess.run(
+                [sys.executable, os.path.join(HERE, "standins", "make_model.py"), self.models_dir],
+                capture_output=True,
+                text=True,
+            )
+            if p.returncode != 0:
+                return False, "standins/make_model.py failed: " + (p.stderr.strip().splitlines() or [""])[-1]
         # The product resolves the model (and a speculative draft model) the way it does in production, from
         # the Hugging Face cache: here an offline cache holding each stand-in's files (config.json, the
         # tokenizer's and the other *.json files), as vLLM reads them from the stand-in's directory.
@@ -465,6 +475,9 @@ class InProcess(Product):
             True,
             f"profiles.services.profile_dry_run (in-process, {given} + hardware of the stand-ins)",
         )
+
+    def model_file(self, directory: str) -> str:
+        return os.path.join(self.models_dir, directory, "config.json")
 
     def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
         s = self.services
@@ -1217,9 +1230,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     problems, notes = freeze.check(freeze.ROOT) if manifest else ([], [])
-    head += frozen_section(records, manifest, problems, notes)
-    head += learnt_section(records, set(frozen_of))
-    head += [
+    figures_md = frozen_section(records, manifest, problems, notes) + learnt_section(records, set(frozen_of))
+    figures_md += [
         "## Per release, every case file together",
         "",
         "The held-out and the learnt-from cases together, so mostly in sample.",
@@ -1227,6 +1239,7 @@ def main(argv: list[str] | None = None) -> int:
         *[f"- {s}" for s in summaries],
         "",
     ]
+    head += figures_md
     if listed:
         head += [
             "## Disagreements and why",
@@ -1246,11 +1259,15 @@ def main(argv: list[str] | None = None) -> int:
             head.append(f"| `{cid}` | {', '.join(rels)} | {why['needs']} | {md_escape(why['reason'], 400)} |")
         head.append("")
     if timings:
-        head += timing_table(timings, sys.argv[1:])
+        ratios = timing_table(timings, argv if argv is not None else sys.argv[1:])
+        head += ratios
+        figures_md += ratios
     text = "\n".join(head + sections)
     with open(opts.results, "w") as f:
         f.write(text)
-    print(text)
+    # the figures (the tables per case and the disagreements' reasons are in the results file)
+    print("\n".join(figures_md))
+    print(f"(every case, and each disagreement's reason: {opts.results})")
     for c, rel, v, p, match in unlisted:
         print(
             f"NEW disagreement (not in known_disagreements.yaml): case {c['id']} ({c['file']}), vLLM {rel}\n"
