@@ -357,7 +357,10 @@ def main() -> int:
                     scenarios[name].append(seconds)
             for name, runs in scenarios.items():
                 report(name, runs, facts[name])
-                figures["rechecks"][name] = {"median_s": round(statistics.median(runs), 2), "runs": runs}
+                figures["rechecks"][name] = {
+                    "median_s": round(statistics.median(runs), 2),
+                    "runs": [round(r, 2) for r in runs],
+                }
                 figures["rechecks"][name].update(facts[name])
         if args.only in (None, "preview"):
             client = APIClient()
@@ -378,7 +381,7 @@ def main() -> int:
                 report(name, seconds, {"first answer": first[name]})
                 figures["previews"][name] = {
                     "median_s": round(statistics.median(seconds), 2),
-                    "runs": seconds,
+                    "runs": [round(s, 2) for s in seconds],
                     "first_answer": first[name],
                 }
         peaks = workers.peak_rss_mb()

@@ -119,13 +119,23 @@ def rows_admission(f: dict) -> list[tuple]:
     ]
 
 
+FLEET = 100_000  # the profiles issue 12's page and re-check targets are set for
+
+
+def _at_scale(f: dict, met: str) -> str:
+    """A target set for 100,000 profiles is not judged on a smaller database."""
+    n = f.get("profiles") or 0
+    return met if n >= FLEET else f"not judged ({n:,} profiles, the target is for {FLEET:,})"
+
+
 def rows_pages(f: dict, what: str) -> list[tuple]:
     return [
         (
             what,
-            f"slowest median **{f['slowest_median_ms']} ms** ({f['slowest_page']}), {f['profiles']} profiles",
+            f"slowest median **{f['slowest_median_ms']} ms** ({f['slowest_page']}), {f['profiles']:,} "
+            "profiles",
             f"<= {f['target_ms']} ms",
-            _met(f["slowest_median_ms"], f["target_ms"]),
+            _at_scale(f, _met(f["slowest_median_ms"], f["target_ms"])),
         )
     ]
 
@@ -144,7 +154,7 @@ def rows_recheck(f: dict) -> list[tuple]:
                         label,
                         f"median **{r['median_s']} s** ({name})",
                         f"<= {limit} s",
-                        _met(r["median_s"], limit),
+                        _at_scale(f, _met(r["median_s"], limit)),
                     )
                 )
         if name.startswith("fleet") and "become invalid" in name:
@@ -153,11 +163,18 @@ def rows_recheck(f: dict) -> list[tuple]:
                     "fleet release change",
                     f"median **{r['median_s']} s** ({name})",
                     "<= 30 s",
-                    _met(r["median_s"], 30),
+                    _at_scale(f, _met(r["median_s"], 30)),
                 )
             )
     for name, r in (f.get("previews") or {}).items():
-        rows.append(("preview", f"median **{r['median_s']} s** ({name})", "<= 10 s", _met(r["median_s"], 10)))
+        rows.append(
+            (
+                "preview",
+                f"median **{r['median_s']} s** ({name})",
+                "<= 10 s",
+                _at_scale(f, _met(r["median_s"], 10)),
+            )
+        )
     peaks = f.get("worker_peak_rss_mb")
     if peaks:
         rows.append(
@@ -165,7 +182,7 @@ def rows_recheck(f: dict) -> list[tuple]:
                 "worker memory",
                 f"peak RSS **{' / '.join(map(str, peaks))} MB**",
                 "< 300 MB",
-                _met(max(peaks), 299),
+                _at_scale(f, _met(max(peaks), 299)),
             )
         )
     return rows
@@ -226,7 +243,7 @@ ROWS = {
     "engine": rows_engine,
     "lint": rows_lint,
     "admission": rows_admission,
-    "pages": lambda f: rows_pages(f, "pages, 100,000 profiles"),
+    "pages": lambda f: rows_pages(f, "pages"),
     "pages_validation": lambda f: rows_pages(f, "validation pages"),
     "recheck": rows_recheck,
     "conformance": rows_conformance,
