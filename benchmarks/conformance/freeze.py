@@ -216,6 +216,7 @@ def rule_mentions(root: Path, since: str | None, tokens: set[str]) -> list[Menti
     done = git(
         root,
         "log",
+        "--full-history",  # a side branch's commits too, even one whose change was undone before its merge
         "-p",
         "-U0",
         "--no-color",

@@ -256,3 +256,18 @@ def test_the_check_finds_the_rule_written_from_the_old_holdout_file(freeze):
     assert any(m.commit.startswith("04577fc") and "ho-quant-dsv3-awq-mismatch" in m.tokens for m in mentions)
     with pytest.raises(freeze.FreezeError, match="was learnt from already"):
         freeze.freeze(ROOT, "holdout")
+
+
+def test_a_rule_learnt_on_a_side_branch_counts_even_if_undone_before_the_merge(freeze, repo):
+    frozen(freeze, repo)
+    git(repo, "checkout", "-q", "-b", "rules")
+    learnt = commit(
+        repo, "Rule pack: as vLLM says for rw-lora", {"tools/rulepack/specs/parallel.py": "RULES = [9]\n"}
+    )
+    commit(repo, "Rule pack: undo", {"tools/rulepack/specs/parallel.py": "RULES = []\n"})
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "docs", {"docs/notes.md": "notes\n"})
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'rules'", "rules")
+
+    problems, _ = freeze.check(repo)
+    assert len(problems) == 1 and learnt[:10] in problems[0] and "names rw-lora in its message" in problems[0]
