@@ -40,18 +40,25 @@ test: venv services lint
 	# ... then the whole suite on the real PostgreSQL and Redis.
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) .venv/bin/pytest
 
-# Every benchmark, one after the other; each prints its figures (benchmarks/RESULTS.md records them with the
-# machine and the command). The benchmark databases are created and filled on first use, then reused.
-# Recording vLLM's own verdicts needs vLLM installed (benchmarks/conformance/README.md); the ratio below
-# reads the recorded ones.
+# Every benchmark, one after the other; each prints its figures and writes them to var/bench/ (--json), and
+# benchmarks/report.py writes benchmarks/RESULTS.md from that output with the machine, the dates, the commit and
+# the commands (the record of earlier runs is benchmarks/HISTORY.md). The benchmark databases are created and
+# filled on first use, then reused. Recording vLLM's own verdicts needs vLLM installed
+# (benchmarks/conformance/README.md); the conformance step replays the recorded ones (vLLM's times per case are
+# in them) against the product, whose stand-in models' configs come from benchmarks/conformance/setup_env.sh.
+BENCH_OUT := var/bench
+BENCH_RUN := $(PY) benchmarks/report.py run --out $(BENCH_OUT)
 bench: venv services
-	$(PY) benchmarks/engine.py
-	$(PY) benchmarks/lint.py
-	$(PY) benchmarks/admission.py
-	$(PY) benchmarks/api.py
-	$(PY) benchmarks/pages.py
-	$(PY) benchmarks/pages_validation.py
-	$(PY) benchmarks/recheck.py
-	# vLLM's recorded verdicts and times against the product's, per release: agreement and the time ratio
-	# (the stand-in models' configs come from benchmarks/conformance/setup_env.sh; the table goes to var/).
-	mkdir -p var && $(PY) benchmarks/conformance/run.py --reuse-vllm --results var/conformance-RESULTS.md
+	rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)
+	$(BENCH_RUN) engine -- $(PY) benchmarks/engine.py --json $(BENCH_OUT)/engine.json
+	$(BENCH_RUN) lint -- $(PY) benchmarks/lint.py --json $(BENCH_OUT)/lint.json
+	$(BENCH_RUN) admission -- $(PY) benchmarks/admission.py --json $(BENCH_OUT)/admission.json
+	$(BENCH_RUN) api -- $(PY) benchmarks/api.py
+	$(BENCH_RUN) pages -- $(PY) benchmarks/pages.py --json $(BENCH_OUT)/pages.json
+	$(BENCH_RUN) pages_validation -- $(PY) benchmarks/pages_validation.py --json $(BENCH_OUT)/pages_validation.json
+	$(BENCH_RUN) recheck -- $(PY) benchmarks/recheck.py --json $(BENCH_OUT)/recheck.json
+	# vLLM's recorded verdicts and times against the product's, per release: agreement (the frozen hold-out
+	# first) and the time ratio over the same cases (the full table goes to var/).
+	$(BENCH_RUN) conformance -- $(PY) benchmarks/conformance/run.py --reuse-vllm \
+		--results var/conformance-RESULTS.md --json $(BENCH_OUT)/conformance.json
+	$(PY) benchmarks/report.py write --out $(BENCH_OUT) --results benchmarks/RESULTS.md

@@ -25,6 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.common import save_figures  # noqa: E402
+
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_admission"
 TARGET_P99_MS = 20.0
 SEED_ARGS = [
@@ -156,6 +159,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=1)
     parser.add_argument("--database-url", default=DEFAULT_URL)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures there (benchmarks/report.py)")
     options = parser.parse_args()
     server, port = start_server(prepare_database(options.database_url))
     try:
@@ -176,6 +180,21 @@ def main() -> None:
         f"p50 {statistics.median(times):.2f} ms  p95 {percentile(times, 95):.2f} ms  "
         f"p99 {percentile(times, 99):.2f} ms  max {max(times):.2f} ms  "
         f"{len(times) / elapsed:.0f} requests/s  (target p99 <= {TARGET_P99_MS:.0f} ms)"
+    )
+    save_figures(
+        options.json,
+        {
+            "requests": len(times),
+            "clients": options.clients,
+            "p50_ms": round(statistics.median(times), 2),
+            "p95_ms": round(percentile(times, 95), 2),
+            "p99_ms": round(percentile(times, 99), 2),
+            "max_ms": round(max(times), 2),
+            "requests_per_s": round(len(times) / elapsed),
+            "target_p99_ms": TARGET_P99_MS,
+            "load_average": [round(x, 2) for x in load],
+            "cores": os.cpu_count(),
+        },
     )
 
 

@@ -71,6 +71,26 @@ def verdicts_bulk_create(rows) -> None:
     VerdictCheck.objects.bulk_create([row.check_row for row in rows], batch_size=5000)
 
 
+def save_figures(path: str | None, figures: dict) -> None:
+    """``--json PATH``: the figures a script printed, as JSON with the command that printed them and when it
+    finished; ``make bench`` writes them to var/bench/ and ``benchmarks/report.py write`` makes RESULTS.md."""
+    if not path:
+        return
+    import json
+    import sys
+    import time
+
+    doc = {
+        "command": " ".join(["benchmarks/" + os.path.basename(sys.argv[0]), *sys.argv[1:]]),
+        "finished_at": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "figures": figures,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 def machine() -> str:
     """The machine a figure was measured on: cores, memory, and the load average when it was taken."""
     cores = os.cpu_count()

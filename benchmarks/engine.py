@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import save_figures  # noqa: E402
 from vllmcheck.engine.catalog import Catalog  # noqa: E402
 from vllmcheck.engine.checks import HistoryIndex  # noqa: E402
 from vllmcheck.engine.lint import build_document, validate  # noqa: E402
@@ -104,6 +105,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--no-memo", action="store_true", help="compute every outcome afresh")
     parser.add_argument("--check", action="store_true", help="compare every verdict with the plain one")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures there (benchmarks/report.py)")
     options = parser.parse_args()
 
     catalogs: dict[str, Catalog | None] = {
@@ -191,6 +193,7 @@ def main() -> None:
         result["identical_to_plain"] = same
         print(f"check: {same} of {len(docs)} verdicts identical to the plain evaluation (everything afresh)")
     print(json.dumps(result))
+    save_figures(options.json, result)
     if options.check and result["identical_to_plain"] != len(docs):
         sys.exit(1)
 

@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import save_figures  # noqa: E402
+
 BIN = Path(sys.executable).parent
 RELEASES = ("0.28.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
 ONE_FILE = (
@@ -117,6 +119,7 @@ def main() -> None:
         "--database-url", default="postgres://postgres@127.0.0.1:5432/vllm_profiles_bench_lint"
     )
     parser.add_argument("--skip-manage", action="store_true", help="only the server-free linter")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures there (benchmarks/report.py)")
     options = parser.parse_args()
 
     for package in ("vllmcheck", "validation", "profiles", "hub", "sources", "config"):
@@ -169,6 +172,7 @@ def main() -> None:
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average {result['load_average']} on {result['cores']} cores")
     print(json.dumps(result))
+    save_figures(options.json, result)
 
 
 if __name__ == "__main__":

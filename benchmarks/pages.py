@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import (  # noqa: E402
     machine,
+    save_figures,
     setup_django,
     verdict_row,
     verdict_summary,
@@ -188,6 +189,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--reload", action="store_true")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
+    parser.add_argument("--json", metavar="PATH", help="also write the figures there (benchmarks/report.py)")
     args = parser.parse_args()
     setup_django(args.database_url)
 
@@ -241,7 +243,7 @@ def main() -> int:
     print(machine())
     print(f"{total} profiles, {args.repeat} timed requests per page after one warm-up; target {TARGET_MS} ms")
     print(f"{'page':40s} {'user':7s} {'median ms':>10s} {'max ms':>8s} {'queries':>8s} {'CPU ms':>7s}")
-    slow = 0
+    slow, timed_pages = 0, []
     for username, label in (("bench-staff", "staff"), ("bench-member", "member")):
         client = Client()
         client.force_login(User.objects.get(username=username))
@@ -252,6 +254,30 @@ def main() -> int:
             flag = "" if median < TARGET_MS else "  SLOW"
             slow += median >= TARGET_MS
             print(f"{name:40s} {label:7s} {median:10.1f} {worst:8.1f} {queries:8d} {cpu:7.1f}{flag}")
+            timed_pages.append(
+                {
+                    "page": name,
+                    "user": label,
+                    "median_ms": round(median, 1),
+                    "max_ms": round(worst, 1),
+                    "queries": queries,
+                    "cpu_ms": round(cpu, 1),
+                }
+            )
+    slowest = max(timed_pages, key=lambda p: p["median_ms"])
+    save_figures(
+        args.json,
+        {
+            "profiles": total,
+            "repeat": args.repeat,
+            "target_ms": TARGET_MS,
+            "slowest_median_ms": slowest["median_ms"],
+            "slowest_page": f"{slowest['page']} ({slowest['user']})",
+            "slow_pages": slow,
+            "pages": timed_pages,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        },
+    )
     return 1 if slow else 0
 
 

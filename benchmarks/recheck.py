@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import (  # noqa: E402
     machine,
+    save_figures,
     setup_django,
     verdict_row,
     verdict_summary,
@@ -285,6 +286,7 @@ def main() -> int:
     parser.add_argument("--only", choices=["recheck", "preview"])
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER))
+    parser.add_argument("--json", metavar="PATH", help="also write the figures there (benchmarks/report.py)")
     args = parser.parse_args()
     os.environ["CELERY_BROKER_URL"] = args.broker_url
     os.environ.setdefault("VLLM_PROFILES_VAR_DIR", str(ROOT / "var" / "bench-recheck"))
@@ -323,6 +325,14 @@ def main() -> int:
         f"rule set {ruleset_current().number}, fleet {fleet_release().version}",
         flush=True,
     )
+    figures: dict = {
+        "profiles": args.profiles,
+        "configurations": args.distinct,
+        "workers": args.workers,
+        "repeat": args.repeat,
+        "rechecks": {},
+        "previews": {},
+    }
     try:
         time.sleep(3)  # the workers connect
         settle()
@@ -347,6 +357,11 @@ def main() -> int:
                     scenarios[name].append(seconds)
             for name, runs in scenarios.items():
                 report(name, runs, facts[name])
+                figures["rechecks"][name] = {
+                    "median_s": round(statistics.median(runs), 2),
+                    "runs": [round(r, 2) for r in runs],
+                }
+                figures["rechecks"][name].update(facts[name])
         if args.only in (None, "preview"):
             client = APIClient()
             client.force_authenticate(staff)
@@ -364,10 +379,18 @@ def main() -> int:
             draft.delete()
             for name, seconds in runs.items():
                 report(name, seconds, {"first answer": first[name]})
+                figures["previews"][name] = {
+                    "median_s": round(statistics.median(seconds), 2),
+                    "runs": [round(s, 2) for s in seconds],
+                    "first_answer": first[name],
+                }
         peaks = workers.peak_rss_mb()
         print("worker peak RSS (VmHWM): " + ", ".join(f"{p:.0f} MB" for p in peaks), flush=True)
+        figures["worker_peak_rss_mb"] = [round(p) for p in peaks]
     finally:
         workers.stop()
+    figures["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    save_figures(args.json, figures)
     return 0
 
 

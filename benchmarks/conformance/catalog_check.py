@@ -8,8 +8,8 @@ Two modes:
            as vllm_verdict.py does), walk its actions and print, per action: dest, option strings, action
            class, the `type` callable's name, nargs, const, default, choices, deprecated, help suppressed.
 
-           /work/vllm-conf/venv-0.33.0/bin/python benchmarks/conformance/catalog_check.py dump \
-               > /work/vllm-conf/parser-0.33.0.json
+           C=~/.cache/vllm-profiles/conformance    # $VLLM_CONF_DIR
+           $C/venv-0.33.0/bin/python benchmarks/conformance/catalog_check.py dump > $C/parser-0.33.0.json
 
   compare  (the product's venv): compare that dump with vllmcheck/catalogs/<release>.json: every real
            option string present in the catalog (flags + hidden_aliases + negative_flags), and per argument
@@ -17,7 +17,7 @@ Two modes:
            percentage per field and overall, and every mismatch.
 
            .venv/bin/python benchmarks/conformance/catalog_check.py compare \
-               /work/vllm-conf/parser-0.33.0.json [--catalog vllmcheck/catalogs/0.33.0.json] [--json OUT]
+               $C/parser-0.33.0.json [--catalog vllmcheck/catalogs/0.33.0.json] [--json OUT]
 
 See CATALOG-CHECK.md for the figures per release.
 """

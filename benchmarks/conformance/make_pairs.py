@@ -19,10 +19,14 @@ import os
 import random
 import re
 import shlex
+import sys
 
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import freeze  # noqa: E402  (the frozen hold-out sets: never joined into pairs)
+
 RELEASES = ["0.20.0", "0.27.1", "0.34.0"]
 STAGES = {"validate", "dispatch", "engine_args", "config"}
 ENV = re.compile(r"^[A-Z_][A-Z0-9_]*=")
@@ -46,10 +50,12 @@ def options(args: list[str]) -> set[str]:
 def single_refusals(release: str, only: re.Pattern | None = None) -> list[dict]:
     with open(os.path.join(HERE, "vllm_verdicts", f"{release}.json")) as f:
         verdicts = json.load(f)["verdicts"]
-    out = []
+    out, held_out = [], freeze.frozen_ids()
     for v in verdicts:
         if v.get("ok") or v.get("stage") not in STAGES or v["id"].startswith("pair"):
             continue
+        if v["id"] in held_out:
+            continue  # a frozen set's case: measuring the product on it must stay out of sample
         if only is not None and not only.search(v["id"]):
             continue
         if str(v.get("error_class") or "").startswith("pydantic:"):

@@ -80,6 +80,7 @@ def constraints(exclude: re.Pattern | None = None) -> collections.Counter:
     """(A, B) -> number of cases in which vLLM named A while the product also found B (A, B: rule ids, or
     ``catalog:KEY`` for a start-up value check)."""
     found: collections.Counter = collections.Counter()
+    held_out = run.freeze.frozen_ids()  # the frozen hold-out sets: never learnt from
     for path in sorted(os.listdir(run.VERDICT_DIR)):
         release = path[: -len(".json")]
         cache = os.path.join(run.CONF_DIR, f"product-verdicts-{release}.json")
@@ -89,6 +90,9 @@ def constraints(exclude: re.Pattern | None = None) -> collections.Counter:
         verdicts = {v["id"]: v for v in run.read_json(os.path.join(run.VERDICT_DIR, path))["verdicts"]}
         for case_id, answer in run.read_json(cache).items():
             if exclude is not None and exclude.search(case_id):
+                continue
+            pair = run.PAIR_ID.match(case_id)
+            if case_id in held_out or (pair and held_out & set(pair.group(1).split("+"))):
                 continue
             v = verdicts.get(case_id)
             if v is None or v["ok"] or not run.needs_message_match(v):

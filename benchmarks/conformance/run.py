@@ -23,6 +23,7 @@ import argparse
 import ast
 import concurrent.futures
 import glob
+import hashlib
 import json
 import os
 import re
@@ -36,9 +37,13 @@ from dataclasses import dataclass, field
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import freeze  # benchmarks/conformance/freeze.py: the frozen hold-out sets
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-CONF_DIR = os.environ.get("VLLM_CONF_DIR", "/work/vllm-conf")
+# Venvs, stand-in models, caches: outside the repository, per user (setup_env.sh writes the same default).
+CONF_DIR = os.path.expanduser(os.environ.get("VLLM_CONF_DIR") or "~/.cache/vllm-profiles/conformance")
 VERDICT_DIR = os.path.join(HERE, "vllm_verdicts")
 RESULTS = os.path.join(HERE, "RESULTS.md")
 # Stages of vllm_verdict.py after which a refusal is a "config error" whose message must be matched.
@@ -112,11 +117,11 @@ def load_cases(pattern: str | None = None) -> list[dict]:
 KNOWN = os.path.join(HERE, "known_disagreements.yaml")
 
 
-def load_known() -> dict[str, dict]:
+def load_known(path: str = KNOWN) -> dict[str, dict]:
     """known_disagreements.yaml: case id -> {needs, reason} for every disagreement that is not fixed."""
-    if not os.path.exists(KNOWN):
+    if not os.path.exists(path):
         return {}
-    return (yaml.safe_load(read_text(KNOWN)) or {}).get("disagreements") or {}
+    return (yaml.safe_load(read_text(path)) or {}).get("disagreements") or {}
 
 
 PAIR_ID = re.compile(r"^pair[a-z]*-\d+\.\d+\.\d+-(.+)$")
@@ -191,24 +196,43 @@ def timings_of(release: str, doc: dict, key: str = "timings") -> dict:
 
 
 def load_vllm_timings(
-    release: str, ids: list[str], key: str = "timings"
-) -> tuple[float | None, list[float], str | None]:
-    """vLLM's recorded time per case for these cases: the verdict file's ``timings``, else (older runs) the
-    file kept outside the repository ($VLLM_CONF_DIR/vllm-timings-<release>.json). A verdict file recorded
-    before times were kept may hold only the run's summary (``median_ms`` over ``cases`` cases): it stands
-    for the release's cases only when all of them are asked for."""
+    release: str, key: str = "timings"
+) -> tuple[float | None, dict[str, float], str | None]:
+    """vLLM's recorded time per case id: the verdict file's ``timings`` (or ``timings_after_import``), else
+    (older runs) the file kept outside the repository ($VLLM_CONF_DIR/vllm-timings-<release>.json), with the
+    import time and when it was measured. A file recorded before times were kept per case holds only its run's
+    median (``median_ms``): that gives no time per case, so no ratio over the same cases (empty mapping)."""
     path = os.path.join(VERDICT_DIR, f"{release}.json")
     t = (read_json(path).get(key) or {}) if os.path.exists(path) else {}
     if not t and key == "timings":
         legacy = os.path.join(CONF_DIR, f"vllm-timings-{release}.json")
         t = read_json(legacy) if os.path.exists(legacy) else {}
     if not t:
-        return None, [], None
-    ms = t.get("elapsed_ms") or {}
-    found = [ms[i] for i in ids if i in ms]
-    if not found and t.get("median_ms") is not None and t.get("cases") == len(ids):
-        found = [t["median_ms"]] * len(ids)  # the recorded median of the same cases
-    return t.get("import_seconds"), found, t.get("measured_at")
+        return None, {}, None
+    return t.get("import_seconds"), dict(t.get("elapsed_ms") or {}), t.get("measured_at")
+
+
+def same_case_medians(
+    ids: list[str],
+    vllm_ms: dict[str, float],
+    product_ms: dict[str, float],
+    engine_ms: dict[str, float],
+    import_s: float | None,
+    measured: str | None,
+) -> dict | None:
+    """Both sides' medians over the SAME case ids: the cases of this run that have vLLM's time and the
+    product's (and the engine's, when it was timed). None when no case has both."""
+    common = [i for i in ids if i in vllm_ms and i in product_ms and (not engine_ms or i in engine_ms)]
+    if not common:
+        return None
+    return {
+        "cases": len(common),
+        "vllm_ms": median([vllm_ms[i] for i in common]),
+        "product_ms": median([product_ms[i] for i in common]),
+        "engine_ms": median([engine_ms[i] for i in common]) if engine_ms else None,
+        "import_s": import_s,
+        "measured": measured,
+    }
 
 
 def recorded_verdicts(path: str, cases: list[dict], remedy: str) -> tuple[dict, dict[str, dict]]:
@@ -409,6 +433,16 @@ class InProcess(Product):
                 return False, "manage.py migrate failed: " + (p.stderr.strip().splitlines() or [""])[-1]
         os.environ["DATABASE_URL"] = url
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        missing = [d for d in standin_models().values() if not os.path.exists(self.model_file(d))]
+        if missing:  # no setup_env.sh run here: write the stand-ins' files as it does (no vLLM needed)
+            print(f"writing {len(set(missing))} stand-in models into {self.models_dir}", file=sys.stderr)
+            p = subprocess.run(
+                [sys.executable, os.path.join(HERE, "standins", "make_model.py"), self.models_dir],
+                capture_output=True,
+                text=True,
+            )
+            if p.returncode != 0:
+                return False, "standins/make_model.py failed: " + (p.stderr.strip().splitlines() or [""])[-1]
         # The product resolves the model (and a speculative draft model) the way it does in production, from
         # the Hugging Face cache: here an offline cache holding each stand-in's files (config.json, the
         # tokenizer's and the other *.json files), as vLLM reads them from the stand-in's directory.
@@ -441,6 +475,9 @@ class InProcess(Product):
             True,
             f"profiles.services.profile_dry_run (in-process, {given} + hardware of the stand-ins)",
         )
+
+    def model_file(self, directory: str) -> str:
+        return os.path.join(self.models_dir, directory, "config.json")
 
     def verdict(self, release: str, kind: str, command: str) -> ProductVerdict:
         s = self.services
@@ -710,9 +747,15 @@ def median(xs: list[float]) -> float:
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
-def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
-    """vLLM's own check vs the product's, per configuration: vLLM timed both ways (after its import only, as
-    a freshly started `vllm serve`; and after a warm-up), the product in this run."""
+def ratio(a: float, b: float | None) -> str:
+    return f"{a / b:,.0f}" if b else "-"
+
+
+def timing_table(timings: list[dict], argv: list[str]) -> list[str]:
+    """vLLM's own check vs the product's, per configuration, both sides' medians over the same case ids:
+    vLLM warmed up first (both sides' checks alone), then vLLM after its import only (as a freshly started
+    `vllm serve`, paying its lazy imports and model inspection). ``timings``: one dict per release,
+    ``{"release", "warm", "cold", "untimed"}`` with :func:`same_case_medians` or None."""
     load = os.getloadavg()
     try:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
@@ -721,74 +764,216 @@ def timing_table(timings: list[tuple], argv: list[str]) -> list[str]:
     lines = [
         "## Time per configuration: vLLM's own check vs the product's",
         "",
-        "Both sides timed over the same cases (vLLM in this run, or in the run named in the column "
-        '"measured" when its verdicts were re-used with `--reuse-vllm`). vLLM: wall time of one case in a'
-        " forked child (parser, `validate`, `serve` dispatch, `create_engine_config()`); its import is "
-        "paid once per process and shown apart. vLLM is timed two ways. **After import**: each case is "
-        "forked from a process that has only imported vLLM's CLI, as a freshly started `vllm serve` is "
-        "after its import, so the case pays vLLM's lazy imports and its model inspection (read from "
-        "vLLM's own on-disk cache once the first case of a model wrote it): the issue's \"parser and "
-        '`create_engine_config()`, after the import" (`run.py --no-warm-up`). **Warmed up**: one config '
-        "per model was built in the parent first, so every lazily imported module and inspected model is "
-        "already in memory (the default run). Product: `profiles.services.profile_dry_run()` in-process "
-        "(parse, catalog, the whole rule pack, findings), rule set already compiled after the first case;"
-        " engine alone: `vllmcheck.engine` without Django or a database (parse the command line against "
-        "the release's catalog, build the document, evaluate the compiled rule pack and the catalog "
-        "checks). Ratio = median vLLM / median product (or engine).",
+        "Each ratio is the median of vLLM's time over the median of the product's, **both taken over the "
+        "same case ids** (column `cases`): the cases of this run that have vLLM's time per case (measured "
+        "in this run, or in the run named in the column `vLLM measured` when its verdicts were re-used with "
+        "`--reuse-vllm`) and the product's time in this run. vLLM: wall time of one case in a forked child "
+        "(parser, `validate`, `serve` dispatch, `create_engine_config()`); its import is paid once per "
+        "process and shown apart. Product: `profiles.services.profile_dry_run()` in-process (parse, catalog, "
+        "the whole rule pack, findings), rule set already compiled after the first case; engine alone: "
+        "`vllmcheck.engine` without Django or a database (parse the command line against the release's "
+        "catalog, build the document, evaluate the compiled rule pack and the catalog checks).",
+        "",
+        "**Warmed up** (first: the like-for-like figure): one configuration per model was built in vLLM's "
+        "process before the cases were forked, so every lazily imported module and inspected model is in "
+        "memory, as the product's compiled rule set is. **After import** (second, `run.py --no-warm-up`): "
+        "each case is forked from a process that has only imported vLLM's CLI, as a freshly started `vllm "
+        "serve` is after its import, so each case also pays vLLM's lazy imports and its model inspection "
+        '(issue 12\'s "parser and `create_engine_config()`, after the import"): a cold figure, larger.',
         "",
         f"Command: `{' '.join(['.venv/bin/python', 'benchmarks/conformance/run.py', *argv])}`",
         f"Machine: {os.cpu_count()} cores, {mem:.0f} GiB, load average {load[0]:.2f} {load[1]:.2f} "
         f"{load[2]:.2f} at the end of the run (shared with other sessions: figures are indicative).",
         "",
+        "### vLLM warmed up",
+        "",
+        "| release | vLLM measured | vLLM import (s) | cases | vLLM median (ms) | product median (ms) | "
+        "ratio | engine alone median (ms) | engine ratio |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    after = [t for t in timings if t[8]]
     said = []
-    if after:
+    for t in timings:
+        w = t.get("warm")
+        if not w:
+            continue
+        e_cell = f"{w['engine_ms']:.3f}" if w["engine_ms"] else "-"
+        lines.append(
+            f"| {t['release']} | {w['measured']} | {w['import_s']} | {w['cases']} | {w['vllm_ms']:.1f} | "
+            f"{w['product_ms']:.3f} | {ratio(w['vllm_ms'], w['product_ms'])} | {e_cell} | "
+            f"{ratio(w['vllm_ms'], w['engine_ms'])} |"
+        )
+        said.append(
+            f"- vLLM {t['release']} warmed up: the engine answers {ratio(w['vllm_ms'], w['engine_ms'])} "
+            f"times faster, the whole dry run {ratio(w['vllm_ms'], w['product_ms'])} times (over the same "
+            f"{w['cases']} cases)"
+        )
+    cold = [t for t in timings if t.get("cold")]
+    lines += ["", "### vLLM after its import only (cold)", ""]
+    if cold:
         lines += [
-            "### vLLM after its import (a freshly started `vllm serve`)",
-            "",
-            "| release | vLLM measured | vLLM import (s) | vLLM cases | vLLM median per configuration (ms) | "
-            "engine alone median (ms) | engine ratio | product median (ms) | product ratio |",
+            "| release | vLLM measured | vLLM import (s) | cases | vLLM median (ms) | product median (ms) | "
+            "ratio | engine alone median (ms) | engine ratio |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
-        for rel, _imp, _n, _v, _pn, p_med, e_med, _when, (imp_a, n_a, va_med, when_a) in after:
-            e_cell, e_ratio = "-", "-"
-            if e_med:
-                e_cell, e_ratio = f"{e_med:.3f}", f"{va_med / e_med:,.0f}"
-                said.append(
-                    f"- product answers {va_med / e_med:,.0f} times faster than vLLM {rel} after its import "
-                    f"({_v / e_med:,.0f} times faster than vLLM {rel} warmed up)"
-                )
+        for t in cold:
+            c = t["cold"]
+            e_cell = f"{c['engine_ms']:.3f}" if c["engine_ms"] else "-"
             lines.append(
-                f"| {rel} | {when_a} | {imp_a} | {n_a} | {va_med:.1f} | {e_cell} | {e_ratio} | {p_med:.3f} | "
-                f"{va_med / p_med if p_med else float('inf'):,.0f} |"
+                f"| {t['release']} | {c['measured']} | {c['import_s']} | {c['cases']} | {c['vllm_ms']:.1f} | "
+                f"{c['product_ms']:.3f} | {ratio(c['vllm_ms'], c['product_ms'])} | {e_cell} | "
+                f"{ratio(c['vllm_ms'], c['engine_ms'])} |"
             )
-        lines.append("")
-    lines += [
-        "### vLLM warmed up" if after else "### vLLM warmed up (no release timed after import only yet)",
-        "",
-        "| release | vLLM measured | vLLM import (s) | vLLM cases | vLLM median per configuration (ms) | "
-        "product cases | product median per configuration (ms) | ratio | engine alone median (ms) | "
-        "engine ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    timed_after = {t[0] for t in after}
-    for rel, imp, n, v_med, pn, p_med, e_med, when, _after in timings:
-        ratio = v_med / p_med if p_med else float("inf")
-        e_cell, e_ratio = "-", "-"
-        if e_med:
-            e_cell, e_ratio = f"{e_med:.3f}", f"{v_med / e_med:,.0f}"
-            if rel not in timed_after:
-                said.append(f"- product answers {v_med / e_med:,.0f} times faster than vLLM {rel} warmed up")
-        lines.append(
-            f"| {rel} | {when} | {imp} | {n} | {v_med:.1f} | {pn} | {p_med:.3f} | {ratio:,.0f} | {e_cell} | "
-            f"{e_ratio} |"
-        )
-    lines += ["", "Engine ratio = median vLLM / median engine:", "", *said, ""]
+            said.append(
+                f"- vLLM {t['release']} after its import only (cold): the engine answers "
+                f"{ratio(c['vllm_ms'], c['engine_ms'])} times faster, the whole dry run "
+                f"{ratio(c['vllm_ms'], c['product_ms'])} times (over the same {c['cases']} cases)"
+            )
+    else:
+        lines.append("No release was timed after its import only yet (`run.py --no-warm-up`).")
+    untimed = [t["release"] for t in timings if not t.get("warm") and not t.get("cold")]
+    lines += ["", "Ratio = median vLLM / median product (or engine) over the same cases:", "", *said, ""]
+    if untimed:
+        lines += [
+            f"No vLLM time per case is recorded for {', '.join(untimed)} (their verdict files keep only a "
+            "run's median, over other cases): no ratio is given for them.",
+            "",
+        ]
     return lines
 
 
-def main() -> None:
+def tally(records: list[dict]) -> dict:
+    """Agreement and first-error counts of some (case, release) records."""
+    judged = [r for r in records if r["agree"] != "n/a"]
+    firsts = [r for r in records if r["first"] is not None]
+    return {
+        "pairs": len(records),
+        "cases": len({r["id"] for r in records}),
+        "judged": len(judged),
+        "agree": sum(r["agree"] == "yes" for r in judged),
+        "first_judged": len(firsts),
+        "first": sum(bool(r["first"]) for r in firsts),
+        "unlisted": sum(bool(r.get("unlisted")) for r in records),
+    }
+
+
+def set_figures(
+    records: list[dict], files: dict[str, str] | None, exclude: set[str] = frozenset()
+) -> list[dict]:
+    """Per case file (``files``: file -> set name, only those; None: every file but ``exclude``) and release:
+    the :func:`tally`, then the file's total over its releases (release ``all``)."""
+    by_file: dict[str, list[dict]] = {}
+    for r in records:
+        if (files is None and r["file"] not in exclude) or (files is not None and r["file"] in files):
+            by_file.setdefault(r["file"], []).append(r)
+    out = []
+    for file in sorted(by_file):
+        rs = by_file[file]
+        name = files[file] if files else os.path.splitext(file)[0]
+        rels = sorted({r["release"] for r in rs}, key=release_key)
+        for rel in rels:
+            out.append(
+                {"set": name, "file": file, "release": rel, **tally([r for r in rs if r["release"] == rel])}
+            )
+        out.append({"set": name, "file": file, "release": "all", "releases": rels, **tally(rs)})
+    return out
+
+
+def share(n: int, of: int) -> str:
+    return f"{n}/{of} ({100 * n / of:.1f}%)" if of else "-"
+
+
+def frozen_section(records: list[dict], manifest: dict, problems: list[str], notes: list[str]) -> list[str]:
+    """RESULTS.md's first table: the frozen sets, held out from every rule (freeze.py, frozen.yaml)."""
+    lines = [
+        "## Held out: the frozen sets, never learnt from",
+        "",
+        "The out-of-sample figures. Each set in `frozen.yaml` was recorded on real vLLM before any rule was "
+        "written for it and frozen then (`freeze.py`): its case file and recorded verdicts are unchanged "
+        "since, and no commit after the freeze that touches the rule pack names one of its cases "
+        "(`tests/benchmarks/test_frozen_holdout.py`); `make_pairs.py` and `order_from_pairs.py` leave its "
+        "cases out.",
+        "",
+    ]
+    if not manifest:
+        return lines + [
+            "No set is frozen yet: `freeze.py NAME` freezes `cases/NAME.yaml` (see README.md).",
+            "",
+        ]
+    figures = set_figures(records, {os.path.basename(e["file"]): n for n, e in manifest.items()})
+    lines += [
+        "| frozen set | frozen at | release | cases | product agrees | vLLM's message is the product's first "
+        "error | not in known_disagreements.yaml |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in figures:
+        entry = manifest[f["set"]]
+        rel = "**all releases**" if f["release"] == "all" else f["release"]
+        lines.append(
+            f"| `{f['file']}` | `{entry['commit'][:10]}` ({entry.get('frozen_on', '')}) | {rel} | "
+            f"{f['cases']} | {share(f['agree'], f['judged'])} | {share(f['first'], f['first_judged'])} | "
+            f"{f['unlisted']} |"
+        )
+    absent = [
+        n for n, e in manifest.items() if os.path.basename(e["file"]) not in {f["file"] for f in figures}
+    ]
+    if absent:
+        lines += [
+            "",
+            f"Not run here (`--only` / `--releases` / `--sample` left them out): {', '.join(absent)}.",
+        ]
+    if problems:
+        lines += ["", "**These sets are not held out any more** (freeze.py --check):", ""]
+        lines += [f"- {md_escape(p, 400)}" for p in problems]
+    lines += [f"- note: {n}" for n in notes]
+    return lines + [""]
+
+
+def learnt_section(records: list[dict], frozen_files: set[str]) -> list[str]:
+    """Every other case file: in-sample figures, after the held-out ones."""
+    figures = [f for f in set_figures(records, None, exclude=frozen_files) if f["release"] == "all"]
+    lines = [
+        "## Learnt from: every other case file",
+        "",
+        "In-sample figures. Rules were written or fixed after reading these cases' vLLM verdicts: the pair "
+        "sets are built from recorded single cases and ordered the rules (`order_from_pairs.py`); "
+        "`holdout.yaml` and `pairs_final*.yaml` were written before the rules they measure but were not "
+        "frozen, and rules were fixed against `holdout.yaml` after it was recorded.",
+        "",
+        "| case file (learnt from) | releases | cases | (case, release) pairs | product agrees | vLLM's "
+        "message is the product's first error | not in known_disagreements.yaml |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in figures:
+        rels = f["releases"]
+        span = rels[0] if len(rels) == 1 else f"{len(rels)} ({rels[0]} to {rels[-1]})"
+        lines.append(
+            f"| `{f['file']}` | {span} | {f['cases']} | {f['pairs']} | {share(f['agree'], f['judged'])} | "
+            f"{share(f['first'], f['first_judged'])} | {f['unlisted']} |"
+        )
+    total = tally([r for r in records if r["file"] not in frozen_files])
+    lines.append(
+        f"| **all learnt-from files** | | {total['cases']} | {total['pairs']} | "
+        f"{share(total['agree'], total['judged'])} | {share(total['first'], total['first_judged'])} | "
+        f"{total['unlisted']} |"
+    )
+    return lines + [""]
+
+
+def sample_pairs(
+    cases: list[dict], releases: set[str], n: int, frozen_files: set[str]
+) -> set[tuple[str, str]]:
+    """Every (case, release) pair of a frozen set, plus ``n`` others: those whose sha256 of ``release/id`` is
+    smallest, so the choice is fixed for a given set of cases and spreads over files and releases."""
+    pairs = [(c["id"], r, c["file"]) for c in cases for r in c["releases"] if r in releases]
+    held = {(i, r) for i, r, f in pairs if f in frozen_files}
+    others = sorted(
+        ((i, r) for i, r, f in pairs if f not in frozen_files),
+        key=lambda p: hashlib.sha256(f"{p[1]}/{p[0]}".encode()).hexdigest(),
+    )
+    return held | set(others[: max(0, n)])
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="vLLM conformance: real vLLM verdicts vs the product's")
     ap.add_argument("--releases", help="comma-separated; default: every release named in cases/*.yaml")
     ap.add_argument("--only", help="regex on case ids")
@@ -830,21 +1015,52 @@ def main() -> None:
     ap.add_argument("--api-token", default=os.environ.get("VLLM_PROFILES_TOKEN"))
     ap.add_argument("--jobs", type=int, default=2, help="parallel product calls")
     ap.add_argument("--results", default=RESULTS)
-    opts = ap.parse_args()
+    ap.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="with --reuse-vllm: replay every frozen case (frozen.yaml) on each of its releases, plus N "
+        "other (case, release) pairs, a fixed choice (the smallest sha256 of `release/id`): what CI replays",
+    )
+    ap.add_argument(
+        "--fail-on-new",
+        action="store_true",
+        help="exit 1 if a disagreement is not listed in known_disagreements.yaml (each is printed anyway)",
+    )
+    ap.add_argument("--known", default=KNOWN, help="the disagreements file (default: %(default)s)")
+    ap.add_argument(
+        "--json", metavar="PATH", help="also write the figures as JSON (benchmarks/report.py reads it)"
+    )
+    opts = ap.parse_args(argv)
+    if opts.sample is not None and not opts.reuse_vllm:
+        ap.error("--sample replays recorded verdicts: use it with --reuse-vllm")
 
     cases = load_cases(opts.only)
     releases = sorted({r for c in cases for r in c["releases"]}, key=release_key)
     if opts.releases:
         releases = [r.strip() for r in opts.releases.split(",")]
+    manifest = freeze.load_manifest(freeze.ROOT)
+    frozen_of = {}  # case file -> frozen set name
+    for name, entry in manifest.items():
+        frozen_of[os.path.basename(entry["file"])] = name
+    chosen = None
+    if opts.sample is not None:
+        chosen = sample_pairs(cases, set(releases), opts.sample, set(frozen_of))
+        print(
+            f"replaying {len(chosen)} (case, release) pairs: every frozen case, {opts.sample} others",
+            file=sys.stderr,
+        )
 
     product = make_product(opts)
     p_ok, p_desc = product.available()
     print(f"product: {p_desc}" if p_ok else f"product unavailable: {p_desc}", file=sys.stderr)
 
-    reasons = load_known()
+    reasons = load_known(opts.known)
     sections, summaries, listed, timings = [], [], {}, []
+    records: list[dict] = []  # one per (case, release): agree, first error, unlisted
+    unlisted: list[tuple] = []  # disagreements known_disagreements.yaml does not list
     for rel in releases:
-        rcases = [c for c in cases if rel in c["releases"]]
+        rcases = [c for c in cases if rel in c["releases"] and (chosen is None or (c["id"], rel) in chosen)]
         if not rcases:
             continue
         vpath = os.path.join(VERDICT_DIR, f"{rel}.json")
@@ -918,46 +1134,44 @@ def main() -> None:
         else:
             pvs = [ProductVerdict("unavailable") for _ in rcases]
 
-        p_ms = [p.elapsed_ms for p in pvs if p.elapsed_ms is not None]
-        e_ms = [p.engine_ms for p in pvs if getattr(p, "engine_ms", None) is not None]
         ids = [c["id"] for c in rcases]
-        imp, v_ms, when = load_vllm_timings(rel, ids)
-        imp_a, va_ms, when_a = load_vllm_timings(rel, ids, TIMING_KEY[False])
+        p_by = {c["id"]: p.elapsed_ms for c, p in zip(rcases, pvs, strict=True) if p.elapsed_ms is not None}
+        e_by = {c["id"]: p.engine_ms for c, p in zip(rcases, pvs, strict=True) if p.engine_ms is not None}
+        imp, v_by, when = load_vllm_timings(rel)
+        imp_a, va_by, when_a = load_vllm_timings(rel, TIMING_KEY[False])
         if not opts.reuse_vllm:
             if opts.no_warm_up:
                 when_a = "this run"
             else:
                 when = "this run"
-        if v_ms and p_ms and not opts.reuse_product:  # the product timed in this run, vLLM on the same cases
-            e_med = median(e_ms) if e_ms else None
-            after_import = (imp_a, len(va_ms), median(va_ms), when_a) if va_ms else None
-            timings.append(
-                (rel, imp, len(v_ms), median(v_ms), len(p_ms), median(p_ms), e_med, when, after_import)
-            )
-            print(
-                f"[{rel}] time per configuration: vLLM median {median(v_ms):.1f} ms ({when}), product median "
-                f"{median(p_ms):.3f} ms in this run: ratio {median(v_ms) / median(p_ms):,.0f}"
-                + (f", engine alone {e_med:.3f} ms: ratio {median(v_ms) / e_med:,.0f}" if e_med else "")
-                + (
-                    f"; vLLM after its import only: median {median(va_ms):.1f} ms ({when_a})"
-                    + (f", engine ratio {median(va_ms) / e_med:,.0f}" if e_med else "")
-                    if va_ms
-                    else ""
-                ),
-                file=sys.stderr,
-            )
+        if p_by and not opts.reuse_product:  # the product timed in this run; vLLM over the same case ids
+            warm = same_case_medians(ids, v_by, p_by, e_by, imp, when)
+            cold = same_case_medians(ids, va_by, p_by, e_by, imp_a, when_a)
+            timings.append({"release": rel, "warm": warm, "cold": cold})
+            for label, t in (("warmed up", warm), ("after its import only", cold)):
+                if t:
+                    print(
+                        f"[{rel}] time per configuration, vLLM {label} ({t['measured']}), over the same "
+                        f"{t['cases']} cases: vLLM median {t['vllm_ms']:.1f} ms, product "
+                        f"{t['product_ms']:.3f} ms (ratio {ratio(t['vllm_ms'], t['product_ms'])}), engine "
+                        f"alone {t['engine_ms'] or 0:.3f} ms (ratio {ratio(t['vllm_ms'], t['engine_ms'])})",
+                        file=sys.stderr,
+                    )
 
         rows, agree_n, judged, kinds = [], 0, 0, {}
         first_n, first_judged, not_first = 0, 0, []
         for c, v, p in zip(rcases, verdicts, pvs, strict=True):
             agree, match = compare(v, p)
+            record = {"id": c["id"], "file": c["file"], "release": rel, "agree": agree, "first": None}
+            records.append(record)
             if agree != "n/a":
                 judged += 1
                 agree_n += agree == "yes"
             if agree == "yes" and needs_message_match(v) and p.errors:
                 # vLLM stops at its first problem: is the product's first error the one vLLM raised?
                 first_judged += 1
-                if message_matches(vllm_text(v), p.errors[0].get("message") or ""):
+                record["first"] = message_matches(vllm_text(v), p.errors[0].get("message") or "")
+                if record["first"]:
                     first_n += 1
                 else:
                     not_first.append(f"{c['id']} (first: {p.errors[0].get('rule')}; vLLM's: {match})")
@@ -968,6 +1182,9 @@ def main() -> None:
                 why = reasons.get(c["id"]) or pair_reason(c["id"], reasons)
                 cell = f"no ({why['needs']})" if why else "no (unlisted)"
                 listed.setdefault(c["id"], []).append(rel)
+                record["unlisted"] = not why
+                if not why:
+                    unlisted.append((c, rel, v, p, match))
             rows.append(f"| `{c['id']}` | {rel} | {vllm_cell(v)} | {product_cell(p, match)} | {cell} |")
         line = f"**{rel}**: {summarize_vllm(verdicts)}; " + (
             f"product agrees on {agree_n}/{judged}" if judged else "product not run"
@@ -1011,9 +1228,18 @@ def main() -> None:
         "problem: each release's line also says in how many of vLLM's refusals with its own message the "
         "product's FIRST error is that message (the pair cases, `cases/pairs*.yaml`, carry two mistakes).",
         "",
+    ]
+    problems, notes = freeze.check(freeze.ROOT) if manifest else ([], [])
+    figures_md = frozen_section(records, manifest, problems, notes) + learnt_section(records, set(frozen_of))
+    figures_md += [
+        "## Per release, every case file together",
+        "",
+        "The held-out and the learnt-from cases together, so mostly in sample.",
+        "",
         *[f"- {s}" for s in summaries],
         "",
     ]
+    head += figures_md
     if listed:
         head += [
             "## Disagreements and why",
@@ -1033,12 +1259,41 @@ def main() -> None:
             head.append(f"| `{cid}` | {', '.join(rels)} | {why['needs']} | {md_escape(why['reason'], 400)} |")
         head.append("")
     if timings:
-        head += timing_table(timings, sys.argv[1:])
+        ratios = timing_table(timings, argv if argv is not None else sys.argv[1:])
+        head += ratios
+        figures_md += ratios
     text = "\n".join(head + sections)
     with open(opts.results, "w") as f:
         f.write(text)
-    print(text)
+    # the figures (the tables per case and the disagreements' reasons are in the results file)
+    print("\n".join(figures_md))
+    print(f"(every case, and each disagreement's reason: {opts.results})")
+    for c, rel, v, p, match in unlisted:
+        print(
+            f"NEW disagreement (not in known_disagreements.yaml): case {c['id']} ({c['file']}), vLLM {rel}\n"
+            f"  command: {c['command']}\n"
+            f"  vLLM:    {vllm_cell(v)}\n"
+            f"  product: {product_cell(p, match)}",
+            file=sys.stderr,
+        )
+    if opts.json:
+        figures = {
+            "command": " ".join(
+                ["benchmarks/conformance/run.py", *(argv if argv is not None else sys.argv[1:])]
+            ),
+            "product": p_desc if p_ok else None,
+            "frozen": set_figures(records, {os.path.basename(e["file"]): n for n, e in manifest.items()}),
+            "frozen_problems": problems,
+            "learnt_from": set_figures(records, None, exclude=set(frozen_of)),
+            "releases": summaries,
+            "timings": timings,
+            "unlisted": [{"id": c["id"], "release": rel} for c, rel, _v, _p, _m in unlisted],
+        }
+        write_json(opts.json, figures, indent=1)
+    if unlisted:
+        print(f"{len(unlisted)} disagreement(s) not listed in known_disagreements.yaml", file=sys.stderr)
+    return 1 if unlisted and opts.fail_on_new else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,12 +4,15 @@
 #
 #   benchmarks/conformance/setup_env.sh 0.31.0 [0.32.0 ...]
 #
-# Venvs, the stand-in model and the stub libcuda go under $VLLM_CONF_DIR (default /work/vllm-conf),
-# never into the product's .venv.
+# Venvs, the stand-in model and the stub libcuda go under $VLLM_CONF_DIR (default
+# ~/.cache/vllm-profiles/conformance), never into the product's .venv. The release's wheel is read from
+# $VLLM_WHEELS (default: the tests' wheel cache, $VLLM_PROFILES_WHEELS or ~/.cache/vllm-profiles/wheels, laid
+# out as tests/vllm_sources.py leaves it, <version>/vllm-<version>-*.whl, or flat): fetch one with
+# `.venv/bin/python -m tests.vllm_sources X.Y.Z`.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CONF_DIR="${VLLM_CONF_DIR:-/work/vllm-conf}"
-WHEELS="${VLLM_WHEELS:-/work/vllm-src/wheels}"
+CONF_DIR="${VLLM_CONF_DIR:-$HOME/.cache/vllm-profiles/conformance}"
+WHEELS="${VLLM_WHEELS:-${VLLM_PROFILES_WHEELS:-$HOME/.cache/vllm-profiles/wheels}}"
 PY="${PYTHON:-python3.11}"
 TORCH_VERSION="${TORCH_VERSION:-2.13.0}"   # the CPU build on this machine's disk (pip takes it)
 TRITON_VERSION="${TRITON_VERSION:-3.8.0}"
@@ -40,8 +43,11 @@ if [ ! -d "$TV_DIR/torchvision" ]; then
 fi
 
 for V in "$@"; do
-  WHL=$(ls "$WHEELS"/vllm-"$V"-*.whl 2>/dev/null | head -1)
-  [ -n "$WHL" ] || { echo "no wheel for vllm $V in $WHEELS" >&2; exit 2; }
+  WHL=$(ls "$WHEELS"/vllm-"$V"-*.whl "$WHEELS/$V"/vllm-"$V"-*.whl 2>/dev/null | head -1)
+  [ -n "$WHL" ] || {
+    echo "no wheel for vllm $V in $WHEELS (or $WHEELS/$V): .venv/bin/python -m tests.vllm_sources $V fetches it" >&2
+    exit 2
+  }
   VENV="$CONF_DIR/venv-$V"
   echo "== vllm $V -> $VENV"
   rm -rf "$VENV"

@@ -44,7 +44,7 @@ import traceback
 import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONF_DIR = os.environ.get("VLLM_CONF_DIR", "/work/vllm-conf")
+CONF_DIR = os.path.expanduser(os.environ.get("VLLM_CONF_DIR") or "~/.cache/vllm-profiles/conformance")
 
 # ---------------------------------------------------------------------------------------------------------
 # Hub ids used in the case files -> stand-in model directories made by standins/make_model.py.
