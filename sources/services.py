@@ -58,6 +58,20 @@ ENV_REFUSED = (
 )
 
 
+def _audit(actor, action: str, obj, team: Team, *, before=None, after=None) -> None:
+    """One audit entry for a change to a source or a credential (never a secret: snapshots only)."""
+    audit_record(
+        actor=actor,
+        action=action,
+        object_type=action.split(".")[0],
+        object_id=obj.pk,
+        object_repr=str(obj),
+        team=team,
+        before=before,
+        after=after,
+    )
+
+
 def _remote_of(url: str):
     try:
         remote = remotes.parse(url)
@@ -146,15 +160,7 @@ def git_source_create(
             credential=credential,
             credentials_env=credentials_env,
         )
-        audit_record(
-            actor=actor,
-            action="git_source.create",
-            object_type="git_source",
-            object_id=source.pk,
-            object_repr=str(source),
-            team=team,
-            after=_source_snapshot(source),
-        )
+        _audit(actor, "git_source.create", source, team, after=_source_snapshot(source))
     return source
 
 
@@ -190,16 +196,7 @@ def git_source_update(*, actor, source: GitSource, **changes) -> GitSource:
     source.owner_notified_at = None
     with transaction.atomic():
         source.save()
-        audit_record(
-            actor=actor,
-            action="git_source.update",
-            object_type="git_source",
-            object_id=source.pk,
-            object_repr=str(source),
-            team=source.team,
-            before=before,
-            after=_source_snapshot(source),
-        )
+        _audit(actor, "git_source.update", source, source.team, before=before, after=_source_snapshot(source))
     return source
 
 
@@ -209,15 +206,7 @@ def git_source_delete(*, actor, source: GitSource) -> None:
         raise DomainError(f"you may not delete sources of team {source.team.slug!r}", code="permission")
     repo = _repo_dir(source)
     with transaction.atomic():
-        audit_record(
-            actor=actor,
-            action="git_source.delete",
-            object_type="git_source",
-            object_id=source.pk,
-            object_repr=str(source),
-            team=source.team,
-            before=_source_snapshot(source),
-        )
+        _audit(actor, "git_source.delete", source, source.team, before=_source_snapshot(source))
         source.delete()
     shutil.rmtree(repo, ignore_errors=True)
 
@@ -270,13 +259,11 @@ def git_credential_create(
             public_key=public,
             created_by=actor,
         )
-        audit_record(
-            actor=actor,
-            action="git_credential.create",
-            object_type="git_credential",
-            object_id=credential.pk,
-            object_repr=str(credential),
-            team=team,
+        _audit(
+            actor,
+            "git_credential.create",
+            credential,
+            team,
             after={"name": name, "host": credential.host, "kind": kind, "fingerprint": fingerprint},
         )
     return credential
@@ -314,13 +301,11 @@ def git_credential_delete(*, actor, credential: GitCredential) -> None:
             code="conflict",
         )
     with transaction.atomic():
-        audit_record(
-            actor=actor,
-            action="git_credential.delete",
-            object_type="git_credential",
-            object_id=credential.pk,
-            object_repr=str(credential),
-            team=credential.team,
+        _audit(
+            actor,
+            "git_credential.delete",
+            credential,
+            credential.team,
             before={"name": credential.name, "host": credential.host, "kind": credential.kind},
         )
         credential.delete()
