@@ -115,7 +115,7 @@ QUANT_BYTES = {
 #   band        relative half-width of the uncertainty band on the non-weight terms, plus band_fixed bytes
 TERMS: dict[str, dict[str, float]] = {
     "v0": {  # releases before the v1 engine's chunked-prefill defaults (published logs <= 0.7)
-        "act_token": 3.8,
+        "act_token": 1.6,
         "act_fixed": 0.15 * GiB,
         "sampler": 4.0,
         "non_torch": 0.35 * GiB,
@@ -409,8 +409,10 @@ def weights_per_gpu(
     moe_other = counts["moe_layers"] * counts["moe_layer"]
     experts = counts["moe_layers"] * counts["experts"]
     ep_gpus = tp * dp if expert_parallel else tp
-    body = (dense + moe_other) / tp + experts / ep_gpus
-    body_bytes = body * qbytes * stage_layers / layers
+    qc = config.get("quantization_config")
+    experts_only = isinstance(qc, Mapping) and qc.get("quant_method") == "mxfp4"  # gpt-oss: experts only
+    other_bytes = per_dtype if experts_only and experts else qbytes
+    body_bytes = ((dense + moe_other) / tp * other_bytes + experts / ep_gpus * qbytes) * stage_layers / layers
     embed_bytes = counts["embed"] * per_dtype / tp / (2 if pp > 1 else 1)
     return int(body_bytes + embed_bytes)
 
@@ -665,7 +667,10 @@ def estimate(
     default_batched = 16384 if total >= 160 * GiB else 8192 if big else 2048
     max_num_seqs = _int_arg(args, "max_num_seqs", default_seqs if terms_name != "v0" else 256)
     if terms_name == "v0":
-        batched = _int_arg(args, "max_num_batched_tokens", max(max_model_len, 2048))
+        # v0: the profile run takes a whole max_model_len prompt, but chunked prefill (on by default past
+        # 32K tokens) caps it at max_num_batched_tokens (2048 for the API server).
+        chunked = max_model_len > 32768 or bool(args.get("enable_chunked_prefill"))
+        batched = _int_arg(args, "max_num_batched_tokens", 2048 if chunked else max(max_model_len, 2048))
     else:
         batched = _int_arg(args, "max_num_batched_tokens", default_batched)
     util = args.get("gpu_memory_utilization")
