@@ -52,16 +52,42 @@ def rel(a: float, b: float) -> float:
     return abs(a - b) / abs(b)
 
 
+def layout_row(run: dict, config: dict, out: list) -> None:
+    """The KV layout alone: the tokens vLLM's own logged KV cache memory holds at the product's page size,
+    against the tokens vLLM logged (or the maximum length its refusal estimated)."""
+    logged = run["logged"]
+    if logged.get("available_gib") is None or logged["available_gib"] <= 0:
+        return
+    available = int(float(logged["available_gib"]) * memory.GiB)
+    args = run["args"]
+    layout = memory.kv_layout(
+        config,
+        tp=args.get("tensor_parallel_size", 1),
+        pp=args.get("pipeline_parallel_size", 1),
+        kv_cache_dtype=args.get("kv_cache_dtype"),
+    )
+    if logged.get("kv_tokens"):
+        out.append(
+            (run["id"], "GPU KV cache size", memory._kv_tokens(layout, available, 1), logged["kv_tokens"])
+        )
+    if logged.get("estimated_max_len"):
+        upper = args.get("max_model_len") or memory.derived_max_model_len(config) or 1
+        predicted = memory._max_len(layout, available, upper, 8192)
+        out.append((run["id"], "estimated max len", predicted, logged["estimated_max_len"]))
+
+
 def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
     rows = []
+    layouts: list = []
     for run in runs:
         config = configs[run["model"]]
         est = memory.estimate(
             config=config, args=run["args"], hardware=run["hardware"], version=str(run["release"])
         )
+        logged = run["logged"]
+        layout_row(run, config, layouts)
         if est is None:
             continue
-        logged = run["logged"]
         w_logged = logged.get("weights_gib")
         w_pred = est.weights / memory.GiB
         kv_logged = logged_tokens(run, config, est)
@@ -91,7 +117,15 @@ def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
             )
             vllm = "refused" if r["refused"] else "started"
             print(f"{r['id']:46} {w:>24} {kv:>26}  {r['verdict']} ({vllm})")
-    out = {}
+    if not quiet and layouts:
+        print(
+            "\nKV layout alone (from vLLM's own logged KV cache memory: page size, layers, block rounding):"
+        )
+        for run_id, what, ours, theirs in layouts:
+            print(f"  {run_id:44} {what:18} {ours:>10,} / {theirs:>10,}  ({100 * rel(ours, theirs):.2f}%)")
+        exact = sum(1 for *_, ours, theirs in layouts if rel(ours, theirs) <= 0.01)
+        print(f"  within 1%: {exact} of {len(layouts)}\n")
+    out = {"layout": layouts}
     for name, subset in (
         ("calibration half (fit)", [r for r in rows if r["fit"]]),
         ("held-out half", [r for r in rows if not r["fit"]]),

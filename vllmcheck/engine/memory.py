@@ -100,7 +100,10 @@ QUANT_BYTES = {
     "bitsandbytes": 0.5 + 4 / 64,
     "nvfp4": 0.5 + 1 / 16,
     "modelopt_fp4": 0.5 + 1 / 16,
-    "mxfp4": 0.5 + 1 / 32,
+    # mxfp4 (gpt-oss experts): 0.5 + 1/32 in the checkpoint, but vLLM's Hopper kernels pad the 2880-wide
+    # expert matrices: 0.58 calibrated on gpt-oss-120b's logged weights (benchmarks/memory, a fit run), and
+    # gpt-oss-20b (held out) then lands within 1%.
+    "mxfp4": 0.58,
     "gguf": 0.5 + 2.5 / 32,
     "experts_int8": 1.0,
 }
@@ -328,6 +331,8 @@ def param_counts(config: Mapping[str, Any]) -> dict[str, int]:
     tied = bool(cfg.get("tie_word_embeddings", config.get("tie_word_embeddings", False)))
     return {
         "hidden": h,
+        "attn": attn,
+        "vision": vision_params(config),
         "layers": layers,
         "dense_layers": dense_layers,
         "moe_layers": moe_layers,
@@ -338,6 +343,32 @@ def param_counts(config: Mapping[str, Any]) -> dict[str, int]:
         "vocab": vocab,
         "intermediate": moe_inter * _int(cfg, "num_experts_per_tok", default=1) if experts else inter,
     }
+
+
+def vision_params(config: Mapping[str, Any]) -> int:
+    """Parameters of a multimodal model's vision encoder (ViT blocks: attention 4h^2, MLP 2hI, gated 3hI;
+    plus a projector to the language model's width), 0 for a text-only config."""
+    vision = config.get("vision_config")
+    if not isinstance(vision, Mapping):
+        return 0
+    h = _int(vision, "hidden_size", "embed_dim", "width")
+    depth = _int(vision, "num_hidden_layers", "depth", "num_layers")
+    inter = _int(vision, "intermediate_size", default=4 * h)
+    if not h or not depth:
+        return 0
+    gated = str(vision.get("hidden_act", "")) == "silu"
+    out = _int(vision, "out_hidden_size", default=_int(text_config(config), "hidden_size"))
+    return depth * (4 * h * h + (3 if gated else 2) * h * inter) + 4 * h * h * 2 + 4 * h * out
+
+
+def _unquantized_attention(config: Mapping[str, Any]) -> bool:
+    """Whether the checkpoint keeps attention in 16 bits (fbgemm_fp8's modules_to_not_convert, compressed-
+    tensors' ignore list naming self_attn), as Llama-3.1-405B-Instruct-FP8 does."""
+    qc = config.get("quantization_config") or text_config(config).get("quantization_config")
+    if not isinstance(qc, Mapping):
+        return False
+    skipped = qc.get("modules_to_not_convert") or qc.get("ignore") or ()
+    return isinstance(skipped, list) and any("self_attn" in str(m) for m in skipped)
 
 
 def _quant_bytes(config: Mapping[str, Any], quantization: str | None) -> float | None:
@@ -412,9 +443,16 @@ def weights_per_gpu(
     qc = config.get("quantization_config")
     experts_only = isinstance(qc, Mapping) and qc.get("quant_method") == "mxfp4"  # gpt-oss: experts only
     other_bytes = per_dtype if experts_only and experts else qbytes
-    body_bytes = ((dense + moe_other) / tp * other_bytes + experts / ep_gpus * qbytes) * stage_layers / layers
+    attn = counts["layers"] * counts["attn"]
+    attn_bytes = per_dtype if _unquantized_attention(config) else other_bytes
+    body_bytes = (
+        ((dense + moe_other - attn) / tp * other_bytes + attn / tp * attn_bytes + experts / ep_gpus * qbytes)
+        * stage_layers
+        / layers
+    )
     embed_bytes = counts["embed"] * per_dtype / tp / (2 if pp > 1 else 1)
-    return int(body_bytes + embed_bytes)
+    vision_bytes = counts["vision"] * per_dtype / tp if pp == 1 else counts["vision"] * per_dtype / tp / 2
+    return int(body_bytes + embed_bytes + vision_bytes)
 
 
 @dataclass(frozen=True)
