@@ -69,7 +69,16 @@ class ModelConfigWriteSerializer(serializers.Serializer):
 class NodeTypeSerializer(serializers.ModelSerializer):
     class Meta:
         model = NodeType
-        fields = ["id", "name", "gpu", "gpus_per_node", "gpu_memory_gb", "interconnect", "description"]
+        fields = [
+            "id",
+            "name",
+            "gpu",
+            "gpus_per_node",
+            "gpu_memory_gb",
+            "gpu_memory_gib",
+            "interconnect",
+            "description",
+        ]
 
 
 def _hub_call(function, **kwargs):

@@ -63,6 +63,12 @@ class NodeType(models.Model):
     gpu = models.CharField(max_length=100, help_text="GPU model, e.g. H100-80GB.")
     gpus_per_node = models.PositiveSmallIntegerField()
     gpu_memory_gb = models.PositiveIntegerField(help_text="Memory per GPU, in GB.")
+    gpu_memory_gib = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Memory per GPU as vLLM sees it (torch's total), in GiB: an 80 GB H100 is 79.19. "
+        "Empty: the known value for the GPU named, else gpu_memory_gb.",
+    )
     interconnect = models.CharField(max_length=50, blank=True, help_text="e.g. NVLink, PCIe, InfiniBand.")
     description = models.CharField(max_length=300, blank=True)
 
@@ -80,4 +86,6 @@ class NodeType(models.Model):
         facts = {"gpu": self.gpu, "gpus_per_node": self.gpus_per_node, "gpu_memory_gb": self.gpu_memory_gb}
         if self.interconnect:
             facts["interconnect"] = self.interconnect
+        if self.gpu_memory_gib:
+            facts["gpu_memory_gib"] = self.gpu_memory_gib
         return facts

@@ -31,7 +31,7 @@ from validation.selectors import (
 )
 from validation.services import matrix as release_matrix
 from validation.services import waivers as waiver_services
-from validation.services.verdicts import profile_hardware
+from validation.services.verdicts import profile_hardware, profile_memory
 from vllmcheck.engine.types import SEVERITIES
 
 from . import manifest_services, selectors, services
@@ -232,6 +232,7 @@ def profile_detail(request, pk: int):
         "state": verdict.state if verdict else Verdict.State.UNVERIFIED,
         "groups": _grouped(findings),
         "args": _arg_rows(profile.engine_args, findings),
+        "memory": profile_memory(profile),
         "command": services.profile_render(profile, fmt="command"),
         "yaml": services.profile_render(profile, fmt="yaml"),
         "changes": list(profile.state_changes.select_related("actor", "release", "ruleset")[:50]),

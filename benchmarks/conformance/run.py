@@ -288,6 +288,18 @@ class ProductVerdict:
         return [f for f in self.findings if f.get("severity") == "error"]
 
 
+def startup_findings(doc: dict) -> tuple[bool, list[dict]]:
+    """The findings that make the start-up-check verdict compared with vLLM's, and whether it accepts.
+
+    The product's GPU memory prediction (vllmcheck/engine/memory.py, rules ``memory-*``) is left out: vLLM's
+    recorded verdict on this CPU machine stops at create_engine_config() on stand-in hardware, before any
+    weights are loaded or the KV cache is sized, so it never says whether the configuration fits in memory.
+    """
+    findings = [f for f in doc.get("findings", []) if not str(f.get("rule", "")).startswith("memory-")]
+    valid = not any(f.get("severity") == "error" and not f.get("waived") for f in findings)
+    return valid, findings
+
+
 class Product:
     name = "none"
 
@@ -346,6 +358,9 @@ class LintCommand(Product):
         status = {0: "accept", 1: "refuse", 2: "unparsed"}.get(p.returncode, "error")
         if status in ("accept", "refuse") and doc is None:
             status = "error"  # no findings document: the command crashed
+        if status in ("accept", "refuse") and isinstance(doc, dict):
+            valid, findings = startup_findings(doc)
+            status = "accept" if valid else "refuse"
         raw = "" if doc is not None else (p.stderr.strip() or p.stdout.strip())[-500:]
         return ProductVerdict(status, findings, raw)
 
@@ -389,8 +404,8 @@ class ValidateApi(Product):
             return ProductVerdict("unparsed", doc.get("findings", []), json.dumps(doc)[:500])
         if code != 200:
             return ProductVerdict("error", [], json.dumps(doc)[:500])
-        findings = doc.get("findings", [])
-        return ProductVerdict("refuse" if not doc.get("valid", True) else "accept", findings)
+        valid, findings = startup_findings(doc)
+        return ProductVerdict("refuse" if not valid else "accept", findings)
 
 
 class InProcess(Product):
@@ -502,10 +517,10 @@ class InProcess(Product):
         except self.domain_error as exc:
             where = f"{exc.field}: " if exc.field and exc.field not in ("command", "config") else ""
             return ProductVerdict("unparsed", [], f"DomainError: {where}{exc.message}")
-        doc = verdict.as_dict()
+        valid, findings = startup_findings(verdict.as_dict())
         return ProductVerdict(
-            "accept" if doc["valid"] else "refuse",
-            doc["findings"],
+            "accept" if valid else "refuse",
+            findings,
             elapsed_ms=elapsed,
             engine_ms=self.engine_time(release, kind, command, self.configs.get(model) if model else None),
         )

@@ -505,3 +505,34 @@ def verdicts_record_recheck(items, *, recheck) -> list[VerdictChange]:
         VerdictRule.objects.bulk_create(rules, ignore_conflicts=True)
     type(profiles[0]).objects.bulk_update(profiles, ["state", "error_count", "warning_count"], batch_size=500)
     return VerdictChange.objects.bulk_create(changes)
+
+
+def profile_memory(profile) -> dict[str, Any] | None:
+    """The GPU memory estimate of a profile on its node (engine/memory.py) with the bar's segments for the
+    profile page, or None when the node's GPU or the model's config is not known."""
+    from vllmcheck.engine import memory
+
+    try:
+        estimate = memory.estimate_document(profile_document(profile))
+    except (DomainError, EngineError, VllmRelease.DoesNotExist):
+        return None
+    if estimate is None:
+        return None
+    total = max(1, estimate.total)
+    kv = max(0, estimate.available)
+    parts = [
+        ("weights", "Weights", estimate.weights),
+        ("activation", "Activations", estimate.activation + estimate.non_torch),
+        ("graphs", "CUDA graphs", estimate.cudagraph),
+        ("kv", "KV cache", kv),
+        ("free", "Outside gpu_memory_utilization", max(0, estimate.total - estimate.requested)),
+    ]
+    segments, x = [], 0.0
+    for css, label, size in parts:
+        width = min(1000.0 - x, 1000.0 * size / total)
+        if width <= 0:
+            continue
+        gib = round(size / memory.GiB, 2)
+        segments.append({"css": css, "label": label, "gib": gib, "x": x, "width": width})
+        x += width
+    return {**estimate.as_dict(), "segments": segments}

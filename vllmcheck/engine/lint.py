@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from operator import itemgetter
 from typing import Any
 
+from . import memory
 from .catalog import Catalog
 from .checks import RULE_INVALID, catalog_index, check_catalog, startup_check
 from .rules import CompiledRuleSet
@@ -44,6 +45,40 @@ def build_document(
 
 
 def validate(
+    doc: Mapping[str, Any],
+    *,
+    ruleset: CompiledRuleSet,
+    catalog: Catalog | None = None,
+    history: Mapping[str, Catalog] | None = None,
+    waived: Iterable[str] = (),
+    plain: bool = False,
+    memo: bool = True,
+) -> Verdict:
+    """Every finding at once (``_validate_rules``), then the GPU memory verdict (engine/memory.py) when the
+    document gives the GPU and the model's config: vLLM sizes its KV cache after every config check, so its
+    findings come last within their severity."""
+    verdict = _validate_rules(
+        doc, ruleset=ruleset, catalog=catalog, history=history, waived=waived, plain=plain, memo=memo
+    )
+    estimate = memory.estimate_document(doc)
+    if estimate is None:
+        return verdict
+    waived_ids = frozenset(waived)
+    extra = [
+        Finding(**{**f.__dict__, "waived": True}) if f.rule in waived_ids else f
+        for f in memory.findings(estimate)
+    ]
+    merged = list(verdict.findings)
+    for finding in extra:
+        rank = SEVERITY_ORDER[finding.severity]
+        at = next((i for i, f in enumerate(merged) if SEVERITY_ORDER[f.severity] > rank), len(merged))
+        merged.insert(at, finding)
+    out = new_verdict(verdict.vllm_version, verdict.ruleset, tuple(merged))
+    out.__dict__["memory"] = estimate.as_dict()
+    return out
+
+
+def _validate_rules(
     doc: Mapping[str, Any],
     *,
     ruleset: CompiledRuleSet,

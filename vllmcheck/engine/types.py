@@ -185,6 +185,9 @@ class Verdict:
     vllm_version: str | None
     ruleset: int | None
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    # The GPU memory estimate (engine/memory.py ``Estimate.as_dict()``), when the document gives the GPU and
+    # the model's config: not part of equality, only added to ``as_dict`` when present.
+    memory: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def valid(self) -> bool:
@@ -201,12 +204,15 @@ class Verdict:
         return "valid"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "valid": self.valid,
             "vllm_version": self.vllm_version,
             "ruleset": self.ruleset,
             "findings": [f.as_dict() for f in self.findings],
         }
+        if self.memory is not None:
+            data["memory"] = self.memory
+        return data
 
 
 def new_verdict(vllm_version: str | None, ruleset: int | None, findings: tuple[Finding, ...]) -> Verdict:

@@ -40,6 +40,7 @@ class Checked:
     column: int
     vllm_version: str | None
     findings: list[tuple[Finding, int, int]] = field(default_factory=list)
+    memory: dict[str, Any] | None = None  # the GPU memory estimate (engine/memory.py), when it could be made
 
     @property
     def valid(self) -> bool:

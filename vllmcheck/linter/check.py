@@ -52,7 +52,7 @@ def _check_profile(text: str, fmt: str, path: str, data: ShippedData, defaults: 
         parsed = engine_parse.parse_config_yaml(text, catalog=catalog)
     verdict = _validate(parsed, data, defaults, version, env={}, hardware={})
     locate = _command_locator(text) if fmt == "command" else _yaml_locator(text)
-    checked = Checked(path=path, source=None, line=1, column=1, vllm_version=version)
+    checked = Checked(path=path, source=None, line=1, column=1, vllm_version=version, memory=verdict.memory)
     for finding in verdict.findings:
         line, column = locate(_flags_of(finding, catalog))
         checked.findings.append((finding, line, column))
@@ -78,6 +78,7 @@ def _check_workload(
     except ParseError as exc:
         raise ParseError(exc.detail, where=f"{workload.source} (line {workload.line})") from exc
     verdict = _validate(parsed, data, defaults, version, env=workload.env, hardware=workload.hardware)
+    checked.memory = verdict.memory
     for finding in verdict.findings:
         line, column = workload.position_of(_flags_of(finding, catalog))
         checked.findings.append((finding, line, column))
@@ -108,7 +109,7 @@ def _validate(parsed, data, defaults, version, *, env, hardware):
     verdict = validate(document, ruleset=data.ruleset, catalog=data.catalog(version), history=data.history)
     notes = modelhub.unresolved_findings(facts)
     if notes:
-        verdict = Verdict(verdict.vllm_version, verdict.ruleset, (*verdict.findings, *notes))
+        verdict = Verdict(verdict.vllm_version, verdict.ruleset, (*verdict.findings, *notes), verdict.memory)
     return verdict
 
 

@@ -49,6 +49,7 @@ def _json(results, data) -> str:
                 "ruleset": data.ruleset_label,
                 "valid": c.valid,
                 "findings": [_finding_dict(f, line, col) for f, line, col in c.findings],
+                **({"memory": c.memory} if c.memory is not None else {}),
             }
             for c in result.checked
         ]
