@@ -20,6 +20,7 @@ urlpatterns = [
     path("rechecks/<int:pk>/", views.recheck_detail, name="recheck-detail"),
     path("rechecks/<int:pk>/progress/", views.recheck_progress, name="recheck-progress"),
     path("releases/", views.release_list, name="release-list"),
+    path("releases/chart/", views.release_chart, name="release-chart"),
     path("releases/fleet/", views.fleet_update, name="fleet-update"),
     path("releases/fleet/confirm/", views.fleet_confirm, name="fleet-confirm"),
     path("releases/diff/", views.release_diff, name="release-diff"),

@@ -367,8 +367,14 @@ def recheck_detail(request, pk: int):
 @login_required
 @require_GET
 def recheck_progress(request, pk: int):
-    """The progress fragment; it polls itself every second (htmx) until the re-check is done or failed."""
-    return render(request, "validation/_recheck_progress.html", {"recheck": _recheck(pk)})
+    """The progress fragment; it polls itself every second (htmx) until the re-check is done or failed. The
+    fragment that says so also tells the page (``HX-Trigger: recheck-finished``), whose list of changed
+    profiles then reloads itself."""
+    recheck = _recheck(pk)
+    response = render(request, "validation/_recheck_progress.html", {"recheck": recheck})
+    if request.htmx and recheck.state in (Recheck.State.DONE, Recheck.State.FAILED):
+        response["HX-Trigger"] = "recheck-finished"
+    return response
 
 
 # ---- releases ----------------------------------------------------------------------------------------
@@ -396,6 +402,16 @@ def release_list(request):
             "matrix": matrix.fleet_release_matrix_or_schedule(),
             "throughput": selectors.recheck_throughput(),
         },
+    )
+
+
+@login_required
+@require_GET
+def release_chart(request):
+    """The fleet-on-each-release chart alone: the release page's pending chart polls it (htmx) until a worker
+    has computed the matrix, and is then replaced by the chart (no reload)."""
+    return render(
+        request, "validation/_fleet_chart.html", {"matrix": matrix.fleet_release_matrix_or_schedule()}
     )
 
 
