@@ -112,7 +112,7 @@ class RuleForm(forms.ModelForm):
         labels = {"when": "When (CEL)", "message_template": "Template with values ({{ CEL }})"}
         help_texts = {
             "when": "A CEL expression over the profile document (args, effective, env, model, hardware, "
-            "kind, vllm); true: the rule fires.",
+            "kind, vllm, derived, values); true: the rule fires.",
             "versions": "PEP 440 specifier, e.g. >=0.28.0,<0.32.0; empty: all",
             "message": "What the finding says. A vllm rule quotes vLLM's own text verbatim ({self.x} "
             "placeholders and all); a policy rule states your organisation's policy in its own words.",

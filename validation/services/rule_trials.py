@@ -135,12 +135,14 @@ def document_reference(ruleset: RuleSet) -> dict[str, Any]:
     )
     defaults = dict(catalog.defaults) if catalog is not None else {}
     context = build_context(sample, defaults, values=catalog.values if catalog is not None else {})
-    expressions = [e for rule in compiled.rules for e in rule.expressions]
+    parsed = parse_version(release.version)
+    definitions = compiled._derived_definitions(parsed)  # expanded: what the rules read through them
+    written = {d.name: d.expr_for(parsed) for d in compiled.derived if d.expr_for(parsed) is not None}
+    expressions = [*(e for rule in compiled.rules for e in rule.expressions), *definitions.values()]
 
     def read_by_rules(root: str) -> list[str]:
         return sorted(referenced_keys(expressions, root) or ())
 
-    definitions = compiled._derived_definitions(parse_version(release.version))
     specs = sorted(catalog.by_name.values(), key=lambda s: s.name) if catalog is not None else []
     entries: dict[str, list[dict[str, str]]] = {
         "kind": [{"path": "kind", "type": "string", "note": "serving | collection"}],
@@ -176,8 +178,8 @@ def document_reference(ruleset: RuleSet) -> dict[str, Any]:
             for k in read_by_rules("hardware")
         ],
         "derived": [
-            {"path": f"derived.{name}", "type": "", "note": expr}
-            for name, expr in sorted(definitions.items())
+            {"path": f"derived.{name}", "type": "CEL", "note": expr, "long": len(expr) > 160}
+            for name, expr in sorted(written.items())
         ],
         "values": [
             {

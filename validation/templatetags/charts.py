@@ -22,6 +22,8 @@ STATES = ("valid", "warning", "invalid")
 AXIS_WIDTH = 44  # the y axis's tick labels, left of the plot
 AXIS_TOP = 18  # room above the tallest column for its value
 AXIS_BOTTOM = 34  # the x labels and the axis title under the plot
+MIN_PLOT_WIDTH = 360  # columns widen up to MAX_COLUMN until the plot is this wide
+MAX_COLUMN = 72
 
 
 def nice_ticks(most: float, count: int = 4) -> list[float]:
@@ -47,6 +49,9 @@ def _columns(
 ) -> tuple[list[dict], dict]:
     """Columns on a y axis from 0 to a round top: each column's geometry and its value's label, and the axis
     (ticks with their y and text, the plot's corners)."""
+    if values and len(values) * (column + gap) < MIN_PLOT_WIDTH:
+        # Few columns: wider ones, so the chart (and its axis title) is not a thumbnail.
+        column = min(MAX_COLUMN, MIN_PLOT_WIDTH // len(values) - gap)
     ticks = nice_ticks(max(values, default=0))
     top = ticks[-1] or 1
     plot_bottom = AXIS_TOP + height
@@ -66,7 +71,9 @@ def _columns(
                 "value_text": f"{value:g}{unit}",
             }
         )
-    plot_right = AXIS_WIDTH + 8 + max(len(values), 1) * (column + gap)
+    plot_right = max(
+        AXIS_WIDTH + 8 + max(len(values), 1) * (column + gap), AXIS_WIDTH + 8 + MIN_PLOT_WIDTH // 2
+    )
     axis = {
         "left": AXIS_WIDTH,
         "right": plot_right,
@@ -78,6 +85,7 @@ def _columns(
             {"y": round(plot_bottom - height * t / top, 1), "text": _tick_text(t), "x": AXIS_WIDTH - 6}
             for t in ticks
         ],
+        "column": column,
     }
     return columns, axis
 
@@ -156,7 +164,7 @@ def recheck_bars(rechecks: list) -> dict:
         "columns": columns,
         "width": axis["right"] + 10,
         "height": axis["bottom"] + AXIS_BOTTOM + 4,
-        "column": column,
+        "column": axis["column"],
         "axis": axis,
         "longest": max((r["seconds"] for r in rechecks), default=0),
     }
@@ -173,7 +181,7 @@ def week_bars(weeks: list) -> dict:
         "columns": columns,
         "width": axis["right"] + 10,
         "height": axis["bottom"] + AXIS_BOTTOM + 4,
-        "column": column,
+        "column": axis["column"],
         "axis": axis,
     }
 
