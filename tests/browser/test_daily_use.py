@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from profiles.services import ProfileInput, profile_create
+from tests.browser.conftest import SCREENSHOTS
 from validation.selectors import release_get
 from validation.services import rulesets
 from validation.services.fleet import fleet_set_release
@@ -114,7 +115,7 @@ def test_try_a_condition_on_a_stored_profile_in_the_rule_editor(staff_page, staf
     reference = opened.value
     expect(reference.locator("#doc-args")).to_contain_text("args.max_num_seqs")
     expect(reference.locator("#doc-derived")).to_contain_text("derived.")
-    screenshot(reference, "daily-document-reference")
+    reference.screenshot(path=str(SCREENSHOTS / "daily-document-reference.png"))  # its first screen
 
 
 def test_import_result_links_to_the_imported_profile(user_page, team, screenshot):
@@ -145,6 +146,7 @@ def test_header_links_to_the_api_docs_and_back_and_the_token_form_is_open(staff_
     header.get_by_role("link", name="API docs").click()
     expect(page).to_have_url(re.compile(r"/api/docs/$"))
     expect(page.get_by_text("vLLM Profiles API").first).to_be_visible()
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible()  # the operations, not the spinner
     screenshot(page, "daily-api-docs")
     page.get_by_role("link", name="← vLLM Profiles").click()
     expect(page.locator("header.site")).to_be_visible()

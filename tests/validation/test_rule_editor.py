@@ -130,3 +130,4 @@ def test_document_reference_is_walked_from_the_engine(staff_client, draft):
     assert "<code>args.max_num_seqs</code></th><td>int" in page
     assert "<code>derived.model_max_len</code>" in page
     assert "<code>hardware.gpus_per_node</code>" in page
+    assert "<code>model.config.num_attention_heads</code>" in page  # a config.json key the rules read

@@ -141,7 +141,11 @@ def document_reference(ruleset: RuleSet) -> dict[str, Any]:
     expressions = [*(e for rule in compiled.rules for e in rule.expressions), *definitions.values()]
 
     def read_by_rules(root: str) -> list[str]:
-        return sorted(referenced_keys(expressions, root) or ())
+        """The keys of ``root`` the rule set names (an expression reading all of it names none)."""
+        named: set[str] = set()
+        for expr in expressions:
+            named |= referenced_keys([expr], root) or set()
+        return sorted(named)
 
     specs = sorted(catalog.by_name.values(), key=lambda s: s.name) if catalog is not None else []
     entries: dict[str, list[dict[str, str]]] = {
