@@ -20,7 +20,6 @@ venv: .venv/.installed
 
 run: venv
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py bootstrap_admin
 	bash scripts/run.sh
 
 services:

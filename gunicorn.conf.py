@@ -18,6 +18,7 @@ WEB_REUSE_PORT  "false" to share one listening socket between the worker process
 """
 
 import gc
+import logging
 import os
 
 workers = int(os.environ.get("WEB_WORKERS", "2"))
@@ -30,11 +31,39 @@ accesslog = os.environ.get("WEB_ACCESS_LOG") or None
 timeout = int(os.environ.get("WEB_TIMEOUT", "60"))
 
 
+def _listening_addresses(cfg) -> str:
+    """The addresses gunicorn binds, as URLs (``http://127.0.0.1:8000``; a unix socket as ``unix:PATH``)."""
+    shown = []
+    for address in cfg.address:
+        if isinstance(address, tuple):
+            host, port = address[0], address[1]
+            shown.append(f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}")
+        else:
+            shown.append(f"unix:{address}")
+    return ", ".join(shown)
+
+
+class _ListeningAddress(logging.Filter):
+    """With ``reuse_port`` each worker opens its own socket and the arbiter has none, so gunicorn's
+    "Listening at: %s (%s)" line names no address (``Listening at:  (9699)``): the bound addresses are
+    written in."""
+
+    def __init__(self, addresses: str):
+        super().__init__()
+        self.addresses = addresses
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == "Listening at: %s (%s)" and isinstance(record.args, tuple) and not record.args[0]:
+            record.args = (self.addresses, *record.args[1:])
+        return True
+
+
 def on_starting(server):
     """One worker (``-w 1`` on the command line too) keeps the arbiter's socket: while it restarts,
     connections wait in that socket's queue instead of being refused (a worker's own socket goes with it)."""
     if server.cfg.workers == 1:
         server.cfg.set("reuse_port", False)
+    logging.getLogger("gunicorn.error").addFilter(_ListeningAddress(_listening_addresses(server.cfg)))
 
 
 def post_worker_init(worker):

@@ -7,10 +7,12 @@ is stored.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
 from django.db import transaction
 
 from validation.errors import DomainError
@@ -97,6 +99,7 @@ def _plan(text: str, *, filename: str, kind: str | None) -> tuple[list[ImportedW
             field="manifest",
         )
     per_object = Counter(w.owner for w in workloads)
+    hidden = _hidden_env(text, workloads)
     planned, skipped = [], []
     for w in workloads:
         source = {
@@ -112,15 +115,94 @@ def _plan(text: str, *, filename: str, kind: str | None) -> tuple[list[ImportedW
         if not w.command:
             skipped.append(source)
             continue
+        source["notes"].extend(
+            {"message": message, "line": w.line, "severity": "info"} for message in hidden.get(id(w), ())
+        )
+        # Where it came from is its source (shown once on the profile's page), not a description too.
         data = workload_input(
             w,
             name=_name(w, per_object[w.owner] > 1),
             kind=kind or w.kind or "serving",
             vllm_version=w.vllm_version or "",
-            description=f"Imported from {filename or 'a manifest'}: {w.source}",
         )
         planned.append(ImportedWorkload(name=data.name, data=data, source=source))
     return planned, skipped
+
+
+# Where a container's env value comes from when it is not written in the manifest (``valueFrom``).
+_REF_KINDS = {
+    "secretKeyRef": "Secret",
+    "configMapKeyRef": "ConfigMap",
+    "fieldRef": "field of the Pod",
+    "resourceFieldRef": "resource field of the container",
+}
+
+
+def _containers_named(node: Any, name: str):
+    """Every mapping under ``node`` named ``name`` that has an ``env`` list (a container or a modelSpec)."""
+    if isinstance(node, dict):
+        if node.get("name") == name and isinstance(node.get("env"), list):
+            yield node
+        for value in node.values():
+            yield from _containers_named(value, name)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _containers_named(value, name)
+
+
+def _ref_text(value_from: Any) -> str:
+    if not isinstance(value_from, dict) or not value_from:
+        return "a reference"
+    kind, ref = next(iter(value_from.items()))
+    what = _REF_KINDS.get(kind, kind)
+    if isinstance(ref, dict) and ref.get("name"):
+        return f"{what} {ref['name']}" + (f", key {ref['key']}" if ref.get("key") else "")
+    if isinstance(ref, dict) and ref.get("fieldPath"):
+        return f"{what} {ref['fieldPath']}"
+    return what
+
+
+def _hidden_env(text: str, workloads: list[manifests.Workload]) -> dict[int, list[str]]:
+    """Per workload (by ``id``), a note for each env variable whose value comes from a Secret, a ConfigMap or
+    the Pod (``valueFrom``): the profile cannot hold its value (HF_TOKEN from a Secret, say). The engine
+    already notes the VLLM_* ones (the checks that read them cannot be verified); these are the others."""
+    try:
+        documents = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return {}
+    found: dict[int, list[str]] = {}
+    for w in workloads:
+        if not (0 <= w.document < len(documents)):
+            continue
+        name = w.container.removeprefix("modelSpec ").rsplit(" ", 1)[-1]
+        notes: list[str] = []
+        for container in _containers_named(documents[w.document], name):
+            for item in container["env"]:
+                if not isinstance(item, dict) or "valueFrom" not in item or "value" in item:
+                    continue
+                variable = str(item.get("name") or "")
+                if not variable or variable.startswith("VLLM_") or variable in w.env:
+                    continue
+                message = (
+                    f"env {variable} comes from {_ref_text(item['valueFrom'])}: value not visible here "
+                    "(the profile keeps the variable's name, not its value)"
+                )
+                if message not in notes:
+                    notes.append(message)
+        if notes:
+            found[id(w)] = notes
+    return found
+
+
+def _history_detail(*, filename: str, text: str, workload_source: dict[str, Any]) -> str:
+    """The first history entry of an imported profile: the manifest (uploaded file or paste, by digest),
+    the object and the container."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    origin = f"upload {filename}" if filename else "pasted manifest"
+    return (
+        f"imported from {workload_source['type']} {origin} (sha256 {digest}): "
+        f"{workload_source['object']}, {workload_source['container']}, line {workload_source['line']}"
+    )
 
 
 def profiles_import_manifest(
@@ -140,9 +222,13 @@ def profiles_import_manifest(
     result = ManifestImport(skipped=skipped)
     with transaction.atomic():
         for item in planned:
-            profile, verdict = services.profile_create(actor=actor, team=team, data=item.data)
-            Profile.objects.filter(pk=profile.pk).update(source=item.source)
-            profile.source = item.source
+            profile, verdict = services.profile_create(
+                actor=actor,
+                team=team,
+                data=item.data,
+                source=item.source,
+                cause_detail=_history_detail(filename=filename, text=text, workload_source=item.source),
+            )
             result.created.append((profile, verdict))
     return result
 

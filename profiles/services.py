@@ -241,10 +241,17 @@ def _active_waivers(profile: Profile) -> list[str]:
 
 
 def profile_create(
-    *, actor, team: Team, data: ProfileInput, stamp: tuple | None = None
+    *,
+    actor,
+    team: Team,
+    data: ProfileInput,
+    stamp: tuple | None = None,
+    source: dict[str, Any] | None = None,
+    cause_detail: str = "",
 ) -> tuple[Profile, Verdict]:
     """Validate and store a new profile. ``stamp``: the reference stamp as the request read it already
-    (with its API token), saving that query."""
+    (with its API token), saving that query. ``source``: where it was imported from (a manifest);
+    ``cause_detail``: what its first history entry says it was created from."""
     permissions.require(
         permissions.can_edit_team(actor, team),
         f"you may not create profiles in team {team.slug!r}",
@@ -257,8 +264,10 @@ def profile_create(
         verdict, release = profile_check(profile)
         if not verdict.valid:
             raise ProfileInvalid(verdict)
+        if source is not None:
+            profile.source = source
         try:
-            _store_new(profile, actor=actor, verdict=verdict, release=release)
+            _store_new(profile, actor=actor, verdict=verdict, release=release, cause_detail=cause_detail)
         except IntegrityError as exc:
             raise _name_taken(profile) from exc
     return profile, verdict
@@ -277,13 +286,20 @@ def profile_create_by_slug(
 JSON_FIELDS = ("model_config", "engine_args", "env", "hardware", "source", "parse_notes")
 
 
-def _store_new(profile: Profile, *, actor, verdict: Verdict, release: VllmRelease) -> None:
+def _store_new(
+    profile: Profile, *, actor, verdict: Verdict, release: VllmRelease, cause_detail: str = ""
+) -> None:
     """Save a new profile with its first revision, its audit entry and its verdict (check row, rule index,
     first history entry), in one transaction: the rows :func:`_store` writes for an edit. Afterwards
     ``profile`` holds its JSON fields and ``profile.verdict`` its findings as a later read gives them (the
     database's key order and numbers), so the API answers with the profile without reading it all again."""
     check, record, *rules, change = verdict_rows_new(
-        profile=profile, verdict=verdict, release=release, cause="created", actor=actor
+        profile=profile,
+        verdict=verdict,
+        release=release,
+        cause="created",
+        cause_detail=cause_detail[:200],
+        actor=actor,
     )
     with transaction.atomic():
         profile.save(force_insert=True)

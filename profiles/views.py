@@ -602,9 +602,26 @@ def profile_import_manifest(request):
         except DomainError as exc:
             form.add_error("manifest" if exc.field == "manifest" else None, exc.message)
         else:
-            messages.success(request, f"Imported {len(result.created)} profiles.")
-            return redirect(f"{reverse('profiles:list')}?team={data['team']}")
-    return render(request, "profiles/import_manifest.html", {"form": form, "refused": refused})
+            ids = ",".join(str(profile.pk) for profile, _ in result.created)
+            return redirect(f"{reverse('profiles:import-manifest')}?imported={ids}")
+    return render(
+        request,
+        "profiles/import_manifest.html",
+        {"form": form, "refused": refused, "imported": _imported(request, teams)},
+    )
+
+
+def _imported(request, teams) -> list:
+    """The profiles the last import created (``?imported=ID,ID``), each to link to with its state, source
+    and notes; only those of teams the user edits."""
+    if request.method != "GET" or not request.GET.get("imported"):
+        return []
+    ids = [int(part) for part in request.GET["imported"].split(",")[:500] if part.strip().isdigit()]
+    return list(
+        Profile.objects.filter(pk__in=ids, team__slug__in=teams)
+        .select_related("team", "verdict")
+        .order_by("team__slug", "name")
+    )
 
 
 def _refused_findings(verdict) -> list:

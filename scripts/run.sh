@@ -21,9 +21,13 @@ BEAT=$!
 trap 'kill $WORKER $BEAT 2>/dev/null; wait 2>/dev/null' EXIT INT TERM
 
 $PY manage.py collectstatic --noinput -v0
+case "$HOST" in *:*) URL_HOST="[$HOST]" ;; *) URL_HOST=$HOST ;; esac
 echo
-echo "vLLM Profiles: http://$HOST:$PORT/   (API docs: http://$HOST:$PORT/api/docs/; e-mail links: $SITE_URL)"
-$PY manage.py bootstrap_admin --show
+echo "vLLM Profiles:  http://$URL_HOST:$PORT/"
+echo "API docs:       http://$URL_HOST:$PORT/api/docs/"
+echo "E-mail links:   $SITE_URL"
+# The one place the first administrator is made and the login said (`make run` does not run it before).
+$PY manage.py bootstrap_admin
 echo "Worker and beat logs: var/log/worker.log, var/log/beat.log. Mail: ${EMAIL_URL:-var/mail/}. Ctrl-C stops all."
 echo
 # Workers, threads, keep-alive and the access log come from gunicorn.conf.py (WEB_WORKERS, WEB_THREADS, ...).

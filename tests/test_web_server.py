@@ -80,6 +80,19 @@ def test_each_worker_listens_on_its_own_socket(tmp_path, workers, sockets):
         _stop(server)
 
 
+def test_the_log_names_the_address_it_listens_at(tmp_path):
+    """With a socket per worker the arbiter has none, and gunicorn's own line said ``Listening at:  (PID)``:
+    the address is written in, so `make run` shows where to go."""
+    port = _free_port()
+    server = _start(tmp_path, port, "-w", "2")
+    try:
+        _wait_listening(server, port, 2)
+    finally:
+        _stop(server)
+    log = server.stderr.read().decode()
+    assert f"Listening at: http://127.0.0.1:{port} (" in log, log[-2000:]
+
+
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 

@@ -112,7 +112,7 @@ class RuleForm(forms.ModelForm):
         labels = {"when": "When (CEL)", "message_template": "Template with values ({{ CEL }})"}
         help_texts = {
             "when": "A CEL expression over the profile document (args, effective, env, model, hardware, "
-            "kind, vllm); true: the rule fires.",
+            "kind, vllm, derived, values); true: the rule fires.",
             "versions": "PEP 440 specifier, e.g. >=0.28.0,<0.32.0; empty: all",
             "message": "What the finding says. A vllm rule quotes vLLM's own text verbatim ({self.x} "
             "placeholders and all); a policy rule states your organisation's policy in its own words.",
@@ -126,6 +126,20 @@ class RuleForm(forms.ModelForm):
         self.order_fields(["id", *RULE_FIELDS])
         for name in ("when", "message_template"):
             self.fields[name].strip = False
+        if rule is None:
+            self.fields["category"].initial = Rule.Category.POLICY  # what an organisation's own rule is
+
+    # The editor shows these first; the others are under "more" (templates/validation/rule_form.html).
+    SHORT_FIELDS = ("id", "severity", "when", "message")
+
+    def short_fields(self) -> list:
+        return [self[name] for name in self.SHORT_FIELDS]
+
+    def more_fields(self) -> list:
+        return [field for field in self if field.name not in self.SHORT_FIELDS]
+
+    def more_has_errors(self) -> bool:
+        return self.is_bound and any(field.errors for field in self.more_fields())
 
     def _post_clean(self):
         """Checking the rule is the service's job (``rules.rule_save``), not the model's."""
@@ -138,6 +152,28 @@ class RuleForm(forms.ModelForm):
         rule["when"] = rule["when"].strip()
         rule["message_template"] = rule["message_template"].strip()
         return rule
+
+
+class RuleTrialForm(forms.Form):
+    """The rule editor's "try it": the condition (and the message) as typed in the rule form, and the profile
+    to try it on: a stored one, or a pasted command (checked on the fleet's release)."""
+
+    id = forms.CharField(required=False)
+    when = forms.CharField(required=False, strip=False)
+    message = forms.CharField(required=False)
+    message_template = forms.CharField(required=False, strip=False)
+    try_profile = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Stored profile")
+    try_command = forms.CharField(
+        required=False,
+        label="or a pasted command",
+        widget=forms.Textarea(attrs={"rows": 3, "class": "code", "spellcheck": "false"}),
+        help_text="A vllm serve command line, a YAML config or JSON, checked on the fleet's release",
+    )
+    try_kind = forms.ChoiceField(required=False, choices=KIND_CHOICES, initial="serving", label="Kind")
+
+    def __init__(self, *args, profiles=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["try_profile"].choices = [("", "— pasted command —"), *profiles]
 
 
 class DraftForm(forms.Form):

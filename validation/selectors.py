@@ -621,3 +621,9 @@ def alerts_per_week(user, weeks: int = 12) -> list[dict[str, Any]]:
         {"week": first + timedelta(weeks=i), "count": counted.get(first + timedelta(weeks=i), 0)}
         for i in range(weeks)
     ]
+
+
+def profiles_to_try(limit: int = 500) -> list[tuple[int, str]]:
+    """Stored profiles as (id, "team/name") for the rule editor's "try it" (the first ``limit``, by name)."""
+    rows = profile_model().objects.order_by("team__slug", "name").values_list("pk", "team__slug", "name")
+    return [(pk, f"{team}/{name}") for pk, team, name in rows[:limit]]

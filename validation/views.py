@@ -31,10 +31,11 @@ from .forms import (
     ReleaseDiffForm,
     RuleFilterForm,
     RuleForm,
+    RuleTrialForm,
     add_domain_error,
 )
 from .models import Alert, AlertPreference, Recheck, RuleSet
-from .services import DomainError, alerts, fleet, matrix, previews, rulesets
+from .services import DomainError, alerts, fleet, matrix, previews, rule_trials, rulesets
 from .services import releases as release_services
 
 FORM_ERROR = 400  # a re-rendered form with errors: the browser shows it, clients can tell it apart
@@ -209,9 +210,60 @@ def rule_edit(request, number: int, rule_id: str | None = None):
             "ruleset": ruleset,
             "rule": rule,
             "form": form,
+            "trial_form": RuleTrialForm(profiles=selectors.profiles_to_try()),
             "path_warnings": _path_warnings(rule) if rule and request.method == "GET" else [],
         },
         status=status,
+    )
+
+
+@staff_required
+@require_POST
+def rule_try(request, number: int):
+    """Run the condition typed in the rule editor on a stored profile or a pasted command (nothing is saved):
+    the fragment with the outcome (htmx), or, without JavaScript, the editor again with it."""
+    ruleset = _ruleset(number)
+    trial_form = RuleTrialForm(request.POST, profiles=selectors.profiles_to_try())
+    context: dict = {"ruleset": ruleset, "trial_form": trial_form}
+    status = 200
+    if trial_form.is_valid():
+        data = trial_form.cleaned_data
+        try:
+            context["trial"] = rule_trials.rule_try(
+                ruleset=ruleset,
+                when=data["when"],
+                rule_id=data["id"] or (request.POST.get("editing") or ""),
+                message=data["message"],
+                message_template=data["message_template"],
+                profile_id=data["try_profile"],
+                command=data["try_command"],
+                kind=data["try_kind"] or "serving",
+            )
+        except DomainError as exc:
+            context["trial_error"] = exc.message
+            status = FORM_ERROR
+    else:
+        context["trial_error"] = "; ".join(e for errs in trial_form.errors.values() for e in errs)
+        status = FORM_ERROR
+    if request.htmx:
+        # 200 either way: htmx swaps only successful answers, and an error is the answer to show here.
+        return render(request, "validation/_rule_trial.html", context)
+    editing = request.POST.get("editing") or None
+    rule = ruleset.rules.filter(rule_id=editing).first() if editing else None
+    return _page(
+        request,
+        "validation/rule_form.html",
+        {**context, "rule": rule, "form": RuleForm(request.POST, rule=rule), "path_warnings": []},
+        status=status,
+    )
+
+
+@login_required
+@require_GET
+def document_reference(request, number: int):
+    """The profile document a rule's condition reads, walked from what the engine builds (fleet release)."""
+    return _page(
+        request, "validation/document_reference.html", rule_trials.document_reference(_ruleset(number))
     )
 
 
@@ -367,8 +419,14 @@ def recheck_detail(request, pk: int):
 @login_required
 @require_GET
 def recheck_progress(request, pk: int):
-    """The progress fragment; it polls itself every second (htmx) until the re-check is done or failed."""
-    return render(request, "validation/_recheck_progress.html", {"recheck": _recheck(pk)})
+    """The progress fragment; it polls itself every second (htmx) until the re-check is done or failed. The
+    fragment that says so also tells the page (``HX-Trigger: recheck-finished``), whose list of changed
+    profiles then reloads itself."""
+    recheck = _recheck(pk)
+    response = render(request, "validation/_recheck_progress.html", {"recheck": recheck})
+    if request.htmx and recheck.state in (Recheck.State.DONE, Recheck.State.FAILED):
+        response["HX-Trigger"] = "recheck-finished"
+    return response
 
 
 # ---- releases ----------------------------------------------------------------------------------------
@@ -396,6 +454,16 @@ def release_list(request):
             "matrix": matrix.fleet_release_matrix_or_schedule(),
             "throughput": selectors.recheck_throughput(),
         },
+    )
+
+
+@login_required
+@require_GET
+def release_chart(request):
+    """The fleet-on-each-release chart alone: the release page's pending chart polls it (htmx) until a worker
+    has computed the matrix, and is then replaced by the chart (no reload)."""
+    return render(
+        request, "validation/_fleet_chart.html", {"matrix": matrix.fleet_release_matrix_or_schedule()}
     )
 
 

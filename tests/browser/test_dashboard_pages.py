@@ -124,6 +124,7 @@ def test_typod_cel_path_is_refused_with_did_you_mean_then_the_rule_set_filtered_
     draft = rulesets.ruleset_draft_create(actor=staff)
     page.goto(f"/rulesets/{draft.number}/rules/new/")
     page.get_by_label("Rule id").fill("org-max-seqs")
+    page.locator("details.more-fields > summary").click()  # the fields past the first four
     page.get_by_label("Category").select_option("policy")
     page.get_by_label("Severity").select_option("warning")
     page.get_by_label("Message").fill("keep max_num_seqs at 512 or below on shared nodes")

@@ -48,6 +48,7 @@ def test_draft_impact_publish_and_live_progress(staff_page, staff, team, screens
     # A CEL typo stays on the form, on the "when" field, and nothing is saved.
     page.get_by_role("link", name="Add a rule").click()
     page.get_by_label("Rule id").fill("org-no-enforce-eager")
+    page.locator("details.more-fields > summary").click()  # the fields past the first four
     page.get_by_label("Category").select_option("policy")
     page.get_by_label("Severity").select_option("error")
     page.get_by_label("Message").fill(MESSAGE)
