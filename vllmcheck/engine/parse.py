@@ -42,6 +42,7 @@ from typing import Any
 from packaging.version import Version
 
 from .catalog import Catalog
+from .intake import unknown_reference
 from .lazy import lazy_module
 from .shell import preview, split_words
 from .types import ArgSpec, ParseError, parse_version
@@ -606,6 +607,10 @@ class _Parser:
         flags = "/".join(spec.flags)
         if spec.optional_value:
             return self.plain_str(spec, raw)
+        if unknown_reference(raw):
+            # `--tensor-parallel-size $TP`: a value the text leaves open is kept as written, whatever the
+            # argument's type; `lint.validate` reports the checks that need it as "could not verify".
+            return raw
         kind = (spec.item_type or "str") if item or spec.type == "list" else spec.type
         if spec.nullable and raw in ("", "None"):
             return None
