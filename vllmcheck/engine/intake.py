@@ -175,7 +175,8 @@ _COMPOSE = re.compile(r"^services\s*:\s*$", re.M)
 _PYTHON_HINT = re.compile(r"^\s*(import\s+\w|from\s+[\w.]+\s+import\s)", re.M)
 
 
-def _form_of(text: str) -> str:
+def form_of(text: str) -> str:
+    """dockerfile | compose | python | shell: how :func:`find_launches` reads ``text``."""
     if _DOCKERFILE.search(text) and _DOCKERFILE_INSTRUCTION.search(text):
         return "dockerfile"
     if _COMPOSE.search(text):
@@ -197,7 +198,7 @@ def find_launches(
     ``variables`` binds names the text leaves open (``--set TP=8``); ``releases`` are the releases with a
     catalog: an image tag naming another release gets the nearest one, with a note."""
     bound = dict(variables or {})
-    kind = form or _form_of(text)
+    kind = form or form_of(text)
     if kind == "dockerfile":
         intake = Intake("dockerfile", _dockerfile(text, bound))
     elif kind == "compose":
