@@ -27,7 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import shell
+from .parse import safe_load_bounded
 from .types import ParseError, parse_version
+from .unknowns import REFERENCE as _REFERENCE
+from .unknowns import WHOLE_PLACEHOLDER as _WHOLE_PLACEHOLDER
+from .unknowns import unknown_reference
 
 __all__ = [
     "Intake",
@@ -38,37 +42,6 @@ __all__ = [
     "release_from_tag",
     "unknown_reference",
 ]
-
-# ------------------------------------------------------------------------------------- unknown values
-
-# A value that is a reference the text does not resolve: shell variables and substitutions, Kubernetes
-# $(VAR), Go templates, and the <placeholder> of documentation.
-_REFERENCE = re.compile(
-    r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#]|`[^`]*`|\{\{[^}]*\}\}|<[A-Za-z_][\w .:/-]*>"
-)
-_WHOLE_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w .:/-]*>|\{\{[^}]*\}\}")
-
-
-def unknown_reference(value: Any) -> str | None:
-    """What kind of unknown ``value`` holds (``"a shell variable"``, ...), or None for a plain value.
-
-    Any shell reference counts (``$TP``, ``${TP}0``, ``$(nproc)``); a ``<placeholder>`` or ``{{.Name}}``
-    counts only as the whole value (``<`` and ``>`` inside a value are ordinary characters to vLLM)."""
-    if not isinstance(value, str) or not value:
-        return None
-    if _WHOLE_PLACEHOLDER.fullmatch(value):
-        return "a template variable" if value.startswith("{{") else "a placeholder"
-    for match in _REFERENCE.finditer(value):
-        text = match.group()
-        if text.startswith("<") or text.startswith("{{"):
-            continue
-        if text.startswith("$(") or text.startswith("`"):
-            return "a command substitution" if " " in text or text.startswith("`") else "a variable"
-        if text[1:2].isdigit() or text[1:2] in "@*#":
-            return "a script argument"
-        return "a shell variable"
-    return None
-
 
 # ------------------------------------------------------------------------------------------- releases
 
@@ -880,10 +853,8 @@ def _line_finder(text: str):
 
 
 def _compose(text: str, bound: Mapping[str, str]) -> list[Launch]:
-    from . import manifests  # YAML with positions
-
     try:
-        docs = manifests.load_documents(text)
+        docs = [safe_load_bounded(text)]
     except ParseError:
         return []
     out: list[Launch] = []
@@ -894,13 +865,18 @@ def _compose(text: str, bound: Mapping[str, str]) -> list[Launch]:
         for name, service in services.items():
             if not isinstance(service, dict):
                 continue
-            launch = _compose_service(str(name), service, bound)
+            launch = _compose_service(str(name), service, bound, _key_line(text, str(name)))
             if launch is not None:
                 out.append(launch)
     return out
 
 
-def _compose_service(name: str, service: dict, bound: Mapping[str, str]) -> Launch | None:
+def _key_line(text: str, key: str) -> int:
+    match = re.search(rf"^[ \t]+['\"]?{re.escape(key)}['\"]?[ \t]*:", text, re.M)
+    return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+def _compose_service(name: str, service: dict, bound: Mapping[str, str], line: int) -> Launch | None:
     image = str(service.get("image") or "")
     environment = service.get("environment")
     env: dict[str, str] = {}
@@ -923,7 +899,6 @@ def _compose_service(name: str, service: dict, bound: Mapping[str, str]) -> Laun
 
     entry, command = words(service.get("entrypoint")), words(service.get("command"))
     argv = entry + command if entry else command
-    line = getattr(service, "line", 1)
     script = _Script(bound)
     script.shell_vars = {**bound}
     if argv and argv[0].rsplit("/", 1)[-1] in _SHELLS and "-c" in argv[1:3]:

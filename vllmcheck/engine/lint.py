@@ -8,10 +8,10 @@ from typing import Any
 
 from .catalog import Catalog
 from .checks import RULE_INVALID, catalog_index, check_catalog, startup_check
-from .intake import unknown_reference
 from .rules import CompiledRuleSet
 from .startup_order import BEFORE
 from .types import SEVERITY_ORDER, Finding, Verdict, new_finding, new_verdict, parse_version
+from .unknowns import unknown_reference
 
 
 def build_document(

@@ -42,10 +42,10 @@ from typing import Any
 from packaging.version import Version
 
 from .catalog import Catalog
-from .intake import unknown_reference
 from .lazy import lazy_module
 from .shell import preview, split_words
 from .types import ArgSpec, ParseError, parse_version
+from .unknowns import unknown_reference
 
 yaml = lazy_module("yaml")  # loaded when YAML is first read: a command file needs none of it
 
