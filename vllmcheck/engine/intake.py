@@ -167,6 +167,7 @@ def find_launches(
     form: str | None = None,
 ) -> Intake:
     """Every vLLM launch in ``text`` (a command, a shell script, a Dockerfile, a compose file, Python).
+    ParseError when the only launch-like line cannot be split (unbalanced quotes), naming the line.
 
     ``variables`` binds names the text leaves open (``--set TP=8``); ``releases`` are the releases with a
     catalog: an image tag naming another release gets the nearest one, with a note."""
@@ -181,9 +182,12 @@ def find_launches(
         if not intake.launches:
             intake = Intake("python", _Script(bound).run(text))
     else:
-        launches = _Script(bound).run(text)
+        reader = _Script(bound)
+        launches = reader.run(text)
         if not launches:
             launches = _Script(bound, hash_prompt=True).run(text)  # `# vllm serve ...`: a root prompt
+        if not launches and reader.errors:
+            raise reader.errors[0]
         many_lines = len([ln for ln in text.splitlines() if ln.strip()]) > 1
         intake = Intake("script" if many_lines and not _one_command(text) else "command", launches)
         for launch in launches:
@@ -287,6 +291,7 @@ class _Script:
         self.hash_prompt = hash_prompt
         self.depth = depth
         self.launches: list[Launch] = []
+        self.errors: list[ParseError] = []
 
     # ---- lines
 
@@ -334,7 +339,9 @@ class _Script:
         protected, substitutions = _protect_substitutions(logical)
         try:
             commands = shell.split_commands(protected)
-        except ParseError:
+        except ParseError as exc:
+            if mentions_vllm(logical):  # a launch that cannot be split: the parser's own word on it
+                self.errors.append(ParseError(exc.detail, where=f"line {line_no}", position=exc.position))
             return
         for words in commands:
             words = [_restore(w, substitutions) for w in words]
@@ -432,6 +439,11 @@ class _Script:
         return launch
 
     def _account(self, launch: Launch) -> None:
+        for word in launch.argv:
+            value = word.partition("=")[2] if word.startswith("--") and "=" in word else word
+            if _WHOLE_PLACEHOLDER.fullmatch(value) and value.startswith("<"):
+                how = "a Python expression" if launch.form == "python" else "a placeholder"
+                launch.variables.setdefault(value[1:-1], {"unknown": True, "how": how})
         if self.sourced and any(v.get("unknown") for v in launch.variables.values()):
             launch.notes.append(
                 "variables set by " + ", ".join(f"`source {s}`" for s in self.sourced) + " are not known here"
@@ -762,14 +774,12 @@ def _is_vllm_image(image: str) -> bool:
 
 
 def _dockerfile(text: str, bound: Mapping[str, str]) -> list[Launch]:
-    joined = re.sub(r"\\[ \t]*\r?\n", " ", text)
     image: str | None = None
     env: dict[str, str] = {}
     args: dict[str, str] = {}
     entry: tuple[Any, int] | None = None
     cmd: tuple[Any, int] | None = None
-    line_of = _line_finder(text)
-    for raw in joined.splitlines():
+    for line_no, raw in _joined_lines(text):
         stripped = raw.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -798,7 +808,7 @@ def _dockerfile(text: str, bound: Mapping[str, str]) -> list[Launch]:
                     value = [str(v) for v in json.loads(rest)]
                 except ValueError:
                     value = rest
-            where = line_of(raw.strip()[:40])
+            where = line_no
             if keyword == "ENTRYPOINT":
                 entry, cmd = (value, where), None
             else:
@@ -837,16 +847,24 @@ def _with_image(found: list[Launch], image: str | None, form: str) -> list[Launc
     return found
 
 
-def _line_finder(text: str):
-    lines = text.splitlines()
-
-    def find(start: str) -> int:
-        for number, line in enumerate(lines, start=1):
-            if start and line.strip().startswith(start):
-                return number
-        return 1
-
-    return find
+def _joined_lines(text: str) -> list[tuple[int, str]]:
+    """A Dockerfile's instructions, continuation lines joined, each with the line it starts on."""
+    out: list[tuple[int, str]] = []
+    pending: list[str] = []
+    start = 1
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not pending:
+            start = number
+        stripped = line.rstrip()
+        if stripped.endswith("\\"):
+            pending.append(stripped[:-1])
+            continue
+        pending.append(line)
+        out.append((start, " ".join(pending)))
+        pending = []
+    if pending:
+        out.append((start, " ".join(pending)))
+    return out
 
 
 # ---------------------------------------------------------------------------------------- compose files

@@ -19,6 +19,7 @@ the caller reports as findings, never silently dropped. Plain Python: no Django.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -309,6 +310,9 @@ def _k8s_object(doc: dict, index: int) -> list[Workload]:
     kind_annotation = _annotated_kind(doc)
     for workload in out:
         workload.kind = kind_annotation
+    if any(w.command for w in out):
+        # the object runs vLLM and it was read: its other containers (a sidecar, Ray workers) are no launch
+        out = [w for w in out if w.command or not _only_not_checked(w)]
     if not out and _mentions_vllm(doc):
         out.append(_not_checked(doc, index, name, _why_not_read(doc)))
     return out
@@ -317,18 +321,26 @@ def _k8s_object(doc: dict, index: int) -> list[Workload]:
 NOT_CHECKED = "not checked: "  # the message prefix of a note saying a vLLM-looking part was not read
 
 
-def _mentions_vllm(value: Any) -> bool:
-    """Whether an object (or container) looks like vLLM: its images, commands or arguments say so."""
+def _only_not_checked(workload: Workload) -> bool:
+    return any(n.message.startswith(NOT_CHECKED) for n in workload.notes)
+
+
+_SAYS_VLLM_KEYS = frozenset({"image", "command", "args", "uri", "script", "entrypoint", "serveConfigV2"})
+
+
+def _mentions_vllm(value: Any, key: str | None = None) -> bool:
+    """Whether an object (or container) looks like vLLM: an image, a command, arguments or an env value
+    says so (names, labels and annotations do not count)."""
     if isinstance(value, str):
-        return intake.mentions_vllm(value)
+        return key in _SAYS_VLLM_KEYS and intake.mentions_vllm(value)
     if isinstance(value, dict):
         return any(
-            _mentions_vllm(v)
+            _mentions_vllm(v, k if k in _SAYS_VLLM_KEYS else key)
             for k, v in value.items()
-            if k not in ("metadata", "status", "labels", "annotations")
+            if k not in ("metadata", "status", "labels", "annotations", "name")
         )
     if isinstance(value, list):
-        return any(_mentions_vllm(v) for v in value)
+        return any(_mentions_vllm(v, key) for v in value)
     return False
 
 
@@ -409,6 +421,14 @@ def _llm_inference_service(doc: dict, index: int, name: str) -> list[Workload]:
     return out
 
 
+def _number_or_text(value: Any) -> Any:
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d*\.\d+", value):
+        return float(value)
+    return value
+
+
 def _llmisvc_workload(
     doc: dict, section: dict, model: dict, main: dict | None, index: int, name: str, label: str
 ) -> Workload:
@@ -437,15 +457,19 @@ def _llmisvc_workload(
             argv += [flag, str(parallelism[key])]
     if parallelism.get("expert"):
         argv.append("--enable-expert-parallel")
+    speculator = _get(section, "speculator", "config")
+    if isinstance(speculator, dict) and speculator:
+        config = {k: _number_or_text(v) for k, v in speculator.items()}
+        argv += ["--speculative-config", json.dumps(config, separators=(",", ":"))]
     extra = env.pop("VLLM_ADDITIONAL_ARGS", "")
     if extra:
         try:
             argv += [w for w, _ in shell.split_words(extra)]
         except ParseError as exc:
             notes.append(Note(f"VLLM_ADDITIONAL_ARGS cannot be split: {exc.detail}", line, column))
-    if isinstance(section.get("worker"), dict):
-        size = parallelism.get("data") or 1
-        hardware.setdefault("nodes", size if isinstance(size, int) else 1)
+    data, local = parallelism.get("data"), parallelism.get("dataLocal")
+    if isinstance(section.get("worker"), dict) and isinstance(data, int) and isinstance(local, int) and local:
+        hardware.setdefault("nodes", max(1, data // local))
     notes.append(
         Note(
             "the `vllm serve` line KServe's LLMInferenceService template runs, from spec.model, "
