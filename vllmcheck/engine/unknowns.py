@@ -34,7 +34,9 @@ def unknown_reference(value: Any) -> str | None:
         if text.startswith("<") or text.startswith("{{"):
             continue
         if text.startswith("$(") or text.startswith("`"):
-            return "a command substitution" if " " in text or text.startswith("`") else "a variable"
+            if re.fullmatch(r"\$\([A-Z_][A-Z0-9_]*\)", text):
+                return "a Kubernetes variable"  # $(VAR) of a container's args, not in its env
+            return "a command substitution"
         if text[1:2].isdigit() or text[1:2] in "@*#":
             return "a script argument"
         return "a shell variable"
