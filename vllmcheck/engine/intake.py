@@ -314,12 +314,13 @@ class _Script:
         i = 0
         while i < len(cleaned):
             start = i
-            buf = cleaned[i]
-            quote = _open_quote(buf)
-            while (buf.rstrip().endswith("\\") or quote) and i + 1 < len(cleaned):
+            parts = [cleaned[i]]
+            quote = _open_quote(cleaned[i])
+            while (parts[-1].rstrip().endswith("\\") or quote) and i + 1 < len(cleaned):
                 i += 1
-                buf = buf + "\n" + cleaned[i]
-                quote = _open_quote(buf)
+                parts.append(cleaned[i])
+                quote = _open_quote("\n" + cleaned[i], quote)  # line by line: linear in the text
+            buf = "\n".join(parts)
             if quote:  # never closed: read the first line alone
                 i = start
                 buf = cleaned[i]
@@ -627,9 +628,9 @@ def _restore(word: str, found: list[str]) -> str:
     return re.sub("\x00(\\d+)\x00", lambda m: found[int(m.group(1))], word)
 
 
-def _open_quote(text: str) -> str | None:
-    """The quote left open at the end of ``text`` (comments and escapes followed), if any."""
-    quote: str | None = None
+def _open_quote(text: str, quote: str | None = None) -> str | None:
+    """The quote left open at the end of ``text`` (comments and escapes followed), if any, starting inside
+    ``quote``."""
     i, n = 0, len(text)
     prev = " "
     while i < n:
