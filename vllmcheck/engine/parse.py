@@ -603,14 +603,23 @@ class _Parser:
     def convert(
         self, spec: ArgSpec, raw: str, tok: _Tok, value_tok: _Tok | None = None, *, item: bool = False
     ) -> Any:
-        """Type ``raw`` as argparse would; errors name the flag's token ``tok``, at the value's position."""
+        """Type ``raw`` as argparse would; errors name the flag's token ``tok``, at the value's position.
+
+        ``--tensor-parallel-size $TP``: a value the text leaves open, which the type refuses, is kept as
+        written; ``lint.validate`` reports the checks that need it as "could not verify"."""
+        try:
+            return self.convert_known(spec, raw, tok, value_tok, item=item)
+        except ParseError:
+            if unknown_reference(raw):
+                return raw
+            raise
+
+    def convert_known(
+        self, spec: ArgSpec, raw: str, tok: _Tok, value_tok: _Tok | None = None, *, item: bool = False
+    ) -> Any:
         flags = "/".join(spec.flags)
         if spec.optional_value:
             return self.plain_str(spec, raw)
-        if unknown_reference(raw):
-            # `--tensor-parallel-size $TP`: a value the text leaves open is kept as written, whatever the
-            # argument's type; `lint.validate` reports the checks that need it as "could not verify".
-            return raw
         kind = (spec.item_type or "str") if item or spec.type == "list" else spec.type
         if spec.nullable and raw in ("", "None"):
             return None
