@@ -19,7 +19,7 @@ from django.db.models import F
 from accounts import permissions
 from accounts.audit import audit_event, audit_record
 from hub import services as hub_services
-from validation.errors import DomainError
+from validation.errors import DomainError, UnknownRelease
 from validation.models import Verdict as VerdictRecord
 from validation.models import VerdictRule, VllmRelease
 from validation.selectors import catalog_for, reference_pinned, release_get, waived_rule_ids
@@ -31,6 +31,7 @@ from validation.services.verdicts import (
     verdict_record,
     verdict_rows_new,
 )
+from vllmcheck.engine import intake as engine_intake
 from vllmcheck.engine import parse as engine_parse
 from vllmcheck.engine import render as engine_render
 from vllmcheck.engine.types import ParseError, Verdict
@@ -103,9 +104,32 @@ def parse_arguments(
         raise DomainError(f"give only one of command, config or engine_args (got {', '.join(given)})")
     catalog = catalog_for(release)
     field_name = "command" if command else "config"
+    found: dict[str, Any] | None = None
+    launch_notes: list[str] = []
+    gpus: int | None = None
+    if config and engine_intake.form_of(config) != "shell":
+        command, config, field_name = config, None, "config"  # a compose file or Dockerfile given as config
     try:
         if command:
-            parsed = engine_parse.parse_command(command, catalog=catalog)
+            intake = engine_intake.find_launches(command)
+            found = intake.found()
+            if not intake.launches and intake.not_checked:
+                raise DomainError(
+                    f"not checked: {intake.not_checked[0]}", field=field_name, code="not_checked"
+                )
+            if intake.launches:
+                launch = intake.launches[0]
+                launch_notes = list(launch.notes)
+                if len(intake.launches) > 1:
+                    launch_notes.append(
+                        f"{len(intake.launches)} vLLM launches were found; this profile is the first "
+                        f"(line {launch.line}); the others are lines "
+                        + ", ".join(str(other.line) for other in intake.launches[1:])
+                    )
+                gpus = launch.gpus
+                parsed = engine_parse.parse_command(launch.command, catalog=catalog)
+            else:
+                parsed = engine_parse.parse_command(command, catalog=catalog)
         elif config:
             if engine_parse.detect_format(config) == "json":
                 parsed = engine_parse.parse_json(config, catalog=catalog)
@@ -123,7 +147,9 @@ def parse_arguments(
         "args": dict(parsed.get("args") or {}),
         "env": {**(parsed.get("env") or {}), **(env or {})},
         # What the text says that its arguments cannot (a flag given twice): for the form, never stored.
-        "notes": [n["message"] for n in parsed.get("notes") or ()],
+        "notes": launch_notes + [n["message"] for n in parsed.get("notes") or ()],
+        "found": found,  # where the launch was found in the text (intake), None for config and engine_args
+        "gpus": gpus,
     }
 
 
@@ -188,6 +214,9 @@ def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = T
     if "vllm_version" in data.provided:
         version = (data.vllm_version or "").strip()
         profile.vllm_release = release_get(version) if version else None
+    release_note = None
+    if data.command and not (data.vllm_version or "").strip():
+        release_note = _release_from_image(profile, data.command)
     if data.command or data.config or "engine_args" in data.provided:
         parsed = parse_arguments(
             release=effective_release(profile),
@@ -197,7 +226,10 @@ def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = T
             env=data.env if "env" in data.provided else None,
         )
         profile.engine_args = parsed["args"]
-        profile.parse_notes = parsed["notes"]  # none for engine_args: only a text can repeat a flag
+        profile.parse_notes = ([release_note] if release_note else []) + parsed["notes"]
+        profile.intake_found = parsed.get("found")  # not stored: the validate API returns it
+        if parsed.get("gpus") and "hardware" not in data.provided and not profile.hardware:
+            profile.hardware = {"gpus_per_node": parsed["gpus"]}
         profile.env = {str(k): str(v) for k, v in parsed["env"].items()}
         if parsed["model"]:
             profile.model_name = str(parsed["model"])
@@ -217,6 +249,31 @@ def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = T
     model_sources_resolve(profile, fetch=fetch_models)
 
 
+def _release_from_image(profile: Profile, command: str) -> str | None:
+    """The release an image tag in the command names (``vllm/vllm-openai:v0.9.2``), set on the profile when
+    none is given; the nearest release with a catalog when that one has none. The note that says so."""
+    try:
+        launches = engine_intake.find_launches(command).launches
+    except ParseError:
+        return None
+    tagged = next((launch for launch in launches if launch.release), None)
+    if tagged is None:
+        return None
+    try:
+        profile.vllm_release = release_get(tagged.release)
+        return f"release {tagged.release} from the image tag {tagged.image}"
+    except UnknownRelease:
+        versions = list(VllmRelease.objects.values_list("version", flat=True))
+        nearest = engine_intake.nearest_release(tagged.release, versions)
+        if nearest is None:
+            return None
+        profile.vllm_release = release_get(nearest)
+        return (
+            f"release {tagged.release} (image {tagged.image}) has no catalog here: checked against "
+            f"{nearest}, the nearest release that has one"
+        )
+
+
 def _node_type(name: str):
     try:
         return hub_services.node_type_get(name)
@@ -228,6 +285,9 @@ def model_sources_resolve(profile: Profile, *, refresh: bool = False, fetch: boo
     """Point the profile at the stored config.json of its model and draft model, fetching what is missing
     (a save, never a re-check; ``fetch=False``: what is stored only, for the form's live findings). A config
     pasted with the profile still wins in the document."""
+    if engine_intake.unknown_reference(profile.model_name):
+        profile.model_source = profile.draft_source = None  # `vllm serve $MODEL`: no model to look up
+        return
     if refresh:
         hub_services.model_sources_refresh(profile.model_name, profile.engine_args)
     rows = hub_services.model_sources_resolve(profile.model_name, profile.engine_args, fetch=fetch)
@@ -661,15 +721,26 @@ def profile_dry_run(
     """Validate a profile without storing it (POST /api/v1/validate/, `manage.py lint`, the form's live
     findings, which pass ``fetch_models=False`` so typing never waits for the Hub). ``stamp``: the
     reference stamp as the request read it already (with its API token), saving that query."""
+    return profile_dry_run_found(data=data, fetch_models=fetch_models, team=team, stamp=stamp)[0]
+
+
+def profile_dry_run_found(
+    *, data: ProfileInput, fetch_models: bool = True, team: Team | None = None, stamp: tuple | None = None
+) -> tuple[Verdict, dict[str, Any] | None]:
+    """``profile_dry_run`` and where the intake step found the launch in a command text (its "found"
+    record: form, line, image, release, environment, variables, notes), None for config and engine_args."""
     profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
     with reference_pinned(stamp):  # one query (or none) for the release, the fleet and the rule set
         _apply_input(profile, data, fetch_models=fetch_models)
         verdict, _ = profile_check(profile)
-    return verdict
+    return verdict, getattr(profile, "intake_found", None)
 
 
 def input_shape(text: str) -> str:
-    """'command' for a `vllm serve` line, else 'config' (a vLLM --config YAML file, or JSON)."""
+    """'command' for a `vllm serve` line, a script, a Dockerfile or a compose file (what the intake step
+    reads), else 'config' (a vLLM --config YAML file, or JSON)."""
+    if engine_intake.form_of(text) != "shell":
+        return "command"
     return "command" if engine_parse.detect_format(text) == "command" else "config"
 
 

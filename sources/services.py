@@ -23,11 +23,12 @@ from accounts.audit import audit_record
 from profiles.manifest_services import workload_input
 from profiles.models import Team
 from profiles.selectors import git_synced_profiles
-from profiles.services import ProfileInput, user_can_edit
+from profiles.services import ProfileInput, input_shape, user_can_edit
 from profiles.sync_services import profile_sync_remove, profile_sync_save
-from validation.errors import DomainError
+from validation.errors import DomainError, UnknownRelease
+from validation.selectors import release_get
 from validation.services.queue import enqueue
-from vllmcheck.engine import manifests
+from vllmcheck.engine import intake, manifests
 from vllmcheck.engine import parse as engine_parse
 from vllmcheck.engine.types import ParseError
 
@@ -319,13 +320,22 @@ def _matches(path: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(path, p.replace("**/", "")) for p in patterns)
 
 
-def _inputs(source: GitSource, path: str, text: str) -> list[tuple[str, ProfileInput, dict]]:
-    """(key, input, extra source fields) for each profile the file holds."""
+def _inputs(
+    source: GitSource, path: str, text: str, not_checked: list[str] | None = None
+) -> list[tuple[str, ProfileInput, dict]]:
+    """(key, input, extra source fields) for each profile the file holds; what looks like vLLM but could not
+    be read is added to ``not_checked`` ("not checked: <why>"), never passed over in silence."""
     description = f"Synced from {source.url} ({source.branch}): {path}"
+    unread = not_checked if not_checked is not None else []
     if engine_parse.detect_format(text) == "yaml" and manifests.looks_like_manifest(text):
         out = []
         for workload in manifests.extract(text):
             if not workload.command:
+                unread.extend(
+                    f"{workload.source}: {n.message}"
+                    for n in workload.notes
+                    if n.message.startswith(manifests.NOT_CHECKED)
+                )
                 continue
             key = f"{path}#{workload.owner}/{workload.container}"
             data = workload_input(
@@ -340,8 +350,30 @@ def _inputs(source: GitSource, path: str, text: str) -> list[tuple[str, ProfileI
             extra = {"object": workload.owner, "container": workload.container, "line": workload.line}
             out.append((key, data, extra))
         return out
-    shape = "command" if engine_parse.detect_format(text) == "command" else "config"
+    shape = input_shape(text)
     version = manifests.release_from_comment(text) or ""
+    if shape == "command":
+        found = intake.find_launches(text)
+        unread.extend(f"not checked: {why}" for why in found.not_checked)
+        if len(found.launches) > 1:  # a script that starts several servers (node 0, node 1): one profile each
+            return [
+                (
+                    f"{path}#{launch.name}",
+                    ProfileInput.from_mapping(
+                        {
+                            "name": f"{path}:{launch.name}"[:200],
+                            "kind": source.kind,
+                            "vllm_version": version or _known_release(launch.release),
+                            "command": launch.command,
+                            "description": f"{description} (line {launch.line})",
+                        }
+                    ),
+                    {"line": launch.line},
+                )
+                for launch in found.launches
+            ]
+        if not found.launches and found.not_checked:
+            return []
     data = {
         "name": path[:200],
         "kind": source.kind,
@@ -350,6 +382,16 @@ def _inputs(source: GitSource, path: str, text: str) -> list[tuple[str, ProfileI
         "description": description,
     }
     return [(path, ProfileInput.from_mapping(data), {})]
+
+
+def _known_release(version: str | None) -> str:
+    """``version`` when the product has that release, else "" (the profile follows the fleet)."""
+    if not version:
+        return ""
+    try:
+        return release_get(version).version
+    except UnknownRelease:
+        return ""
 
 
 def _auth_for(source: GitSource) -> git.Auth:
@@ -462,7 +504,9 @@ def _sync_file(source: GitSource, repo: Path, head: str, path: str, result: Sync
         return
     try:
         text = blob.decode("utf-8")
-        items = _inputs(source, path, text)
+        unread: list[str] = []
+        items = _inputs(source, path, text, unread)
+        result.errors.extend({"path": path, "error": why} for why in unread)
     except UnicodeDecodeError:
         result.errors.append({"path": path, "error": "not UTF-8 text"})
         result.unread.add(path)

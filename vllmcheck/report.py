@@ -63,7 +63,8 @@ def located_text(results: Iterable[Any]) -> str:
             continue
         for checked in result.checked:
             where = f" ({checked.source})" if checked.source else ""
-            lines.append(f"{checked.path}{where}: vLLM {checked.vllm_version}: {state(checked.valid)}")
+            said = "NOT CHECKED" if getattr(checked, "not_checked", False) else state(checked.valid)
+            lines.append(f"{checked.path}{where}: vLLM {checked.vllm_version}: {said}")
             for finding, line, col in checked.findings:
                 lines.append(
                     f"{checked.path}:{line}:{col}: "

@@ -430,8 +430,8 @@ class ValidateView(APIView):
         serializer = ValidateRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = services.ProfileInput.from_mapping(serializer.validated_data)
-        verdict = services.profile_dry_run(data=data, stamp=token_prefetched(request))
-        return Response(verdict.as_dict())
+        verdict, found = services.profile_dry_run_found(data=data, stamp=token_prefetched(request))
+        return Response({**verdict.as_dict(), "found": found})
 
 
 @extend_schema_view(

@@ -131,3 +131,42 @@ def test_the_kept_rule_set_gives_the_report_of_a_full_compile(tmp_path):
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     assert lint(*inputs).stdout == first.stdout
     assert kept.stat().st_size > 1000
+
+
+def test_scripts_variables_set_and_strict(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "#!/bin/bash\nexport VLLM_USE_V1=1\n"
+        "$ nohup vllm serve facebook/opt-125m --tensor-parallel-size $TP --max-num-seqs 8 > log 2>&1 &\n"
+    )
+    proc = run_lint("--vllm-version", "0.33.0", str(script))
+    assert proc.returncode == 0, proc.stdout
+    assert "could not verify: `--tensor-parallel-size` is `$TP`, a shell variable" in proc.stdout
+    proc = run_lint("--vllm-version", "0.33.0", "--set", "TP=3", "--hardware", "gpus_per_node=2", str(script))
+    assert proc.returncode == 1 and "`$TP`" not in proc.stdout  # bound: checked, and 3 GPUs > 2
+    legacy = tmp_path / "legacy.sh"
+    legacy.write_text("python -m vllm.entrypoints.api_server --model m\n")
+    proc = run_lint(str(legacy))
+    assert proc.returncode == 0 and "NOT CHECKED" in proc.stdout and "not-checked" in proc.stdout
+    assert run_lint("--strict", str(legacy)).returncode == 1
+
+
+def test_config_file_beside_the_command_is_read(tmp_path):
+    (tmp_path / "conf.yaml").write_text("max-num-seqs: 0\n")
+    command = tmp_path / "serve.sh"
+    command.write_text("vllm serve facebook/opt-125m --config conf.yaml\n")
+    proc = run_lint("--vllm-version", "0.33.0", str(command))
+    assert proc.returncode == 1, proc.stdout
+    assert "--max-num-seqs must be at least 1, got 0" in proc.stdout
+
+
+def test_a_vllm_manifest_without_a_readable_container_says_not_checked(tmp_path):
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: srv}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: main\n          image: vllm/vllm-openai:v0.33.0\n"
+        "          command: [/bin/bash, ./start.sh]\n"
+    )
+    proc = run_lint(str(manifest))
+    assert "NOT CHECKED" in proc.stdout and proc.returncode == 0
+    assert run_lint("--strict", str(manifest)).returncode == 1

@@ -203,3 +203,12 @@ def test_admission_manifest_command_prints_the_webhook_configuration(tmp_path):
         "scope": "*",
     } in hook["rules"]
     assert hook["namespaceSelector"]["matchExpressions"][0]["operator"] == "NotIn"
+
+
+def test_a_vllm_container_that_cannot_be_read_is_a_warning_not_a_silent_pass(kube):
+    obj = deployment(image="vllm/vllm-openai:v0.32.0", args=["./start-server.sh"])
+    obj["spec"]["template"]["spec"]["containers"][0]["command"] = ["/bin/bash"]
+    response = post(kube, review(obj)).json()["response"]
+    assert response["allowed"] is True
+    (warning,) = response["warnings"]
+    assert "not checked" in warning

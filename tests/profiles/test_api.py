@@ -321,3 +321,44 @@ def test_list_shows_a_member_their_teams_and_what_they_own_elsewhere_only(api, u
         ("research", "left-behind"),
     ]
     assert listed["count"] == 2 and other.slug == "other"
+
+
+def test_validate_reads_a_docker_run_line_and_says_what_it_found(api, team):
+    command = (
+        "$ docker run --runtime nvidia --gpus 2 -e VLLM_USE_V2_MODEL_RUNNER=1 -p 8000:8000 "
+        "vllm/vllm-openai:v0.32.0 --model meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 0"
+    )
+    response = api.post("/api/v1/validate/", {"kind": "serving", "command": command}, format="json")
+    assert response.status_code == 200, response.json()
+    document = response.json()
+    # the image tag names the release when none is given
+    assert document["vllm_version"] == "0.32.0"
+    assert any("--max-num-seqs" in m for m in messages(document))
+    found = document["found"]
+    (launch,) = found["launches"]
+    assert launch["form"] == "docker" and launch["image"] == "vllm/vllm-openai:v0.32.0"
+    assert launch["release"] == "0.32.0" and launch["gpus"] == 2
+    assert launch["environment"] == {"VLLM_USE_V2_MODEL_RUNNER": "1"}
+
+
+def test_validate_keeps_a_shell_variable_unknown_and_checks_the_rest(api, team):
+    command = "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size $TP --max-num-seqs 0"
+    response = api.post(
+        "/api/v1/validate/", {"kind": "serving", "command": command, "vllm_version": "0.33.0"}, format="json"
+    )
+    assert response.status_code == 200, response.json()
+    document = response.json()
+    assert any("--max-num-seqs" in m for m in messages(document))  # the rest is checked
+    infos = messages(document, "info")
+    assert "could not verify: `--tensor-parallel-size` is `$TP`, a shell variable" in infos
+    assert document["found"]["launches"][0]["variables"]["TP"] == {"unknown": True, "how": "a shell variable"}
+
+
+def test_the_legacy_api_server_is_refused_as_not_checked(api, team):
+    response = api.post(
+        "/api/v1/validate/",
+        {"kind": "serving", "command": "python -m vllm.entrypoints.api_server --model m"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "not checked" in str(response.json()) and "legacy" in str(response.json())

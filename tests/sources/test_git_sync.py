@@ -178,3 +178,25 @@ def test_a_file_that_comes_back_is_synced_into_its_profile_again(source, repo, t
     (small,) = Profile.objects.filter(team=team, source__path="profiles/small.sh")
     assert small.source["type"] == "git" and "removed" not in small.source
     assert small.engine_args == {"max_num_seqs": 16}
+
+
+def test_a_script_with_two_launches_becomes_two_profiles_and_an_unreadable_one_is_an_error(
+    source, repo, team
+):
+    two = (
+        "#!/bin/bash\nexport VLLM_USE_V1=1\n"
+        "CUDA_VISIBLE_DEVICES=0 vllm serve m --port 8001 --max-num-seqs 8 &\n"
+        "CUDA_VISIBLE_DEVICES=1 vllm serve m --port 8002 --max-num-seqs 16 &\nwait\n"
+    )
+    (repo / "profiles" / "nodes.sh").write_text(two)
+    (repo / "profiles" / "legacy.sh").write_text("python -m vllm.entrypoints.api_server --model m\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "--quiet", "-m", "Two servers and a legacy one")
+    result = git_source_sync(source=source)
+    nodes = Profile.objects.filter(team=team, source__path="profiles/nodes.sh").order_by("name")
+    assert [p.name for p in nodes] == ["profiles/nodes.sh:node 0", "profiles/nodes.sh:node 1"]
+    assert [p.engine_args["max_num_seqs"] for p in nodes] == [8, 16]
+    assert all(p.env["VLLM_USE_V1"] == "1" for p in nodes)
+    # what looks like vLLM but is no profile is a line on the source's errors, never a silent pass
+    (error,) = [e for e in result.errors if e["path"] == "profiles/legacy.sh"]
+    assert error["error"].startswith("not checked: ") and "legacy" in error["error"]

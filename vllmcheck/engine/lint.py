@@ -11,7 +11,8 @@ from .catalog import Catalog
 from .checks import RULE_INVALID, catalog_index, check_catalog, startup_check
 from .rules import CompiledRuleSet
 from .startup_order import BEFORE
-from .types import SEVERITY_ORDER, Finding, Verdict, new_verdict
+from .types import SEVERITY_ORDER, Finding, Verdict, new_finding, new_verdict, parse_version
+from .unknowns import unknown_reference
 
 
 def build_document(
@@ -99,6 +100,21 @@ def _validate_rules(
     no outcome (for benchmarks).
     """
     waived_ids = waived if type(waived) is frozenset else frozenset(waived)
+    unknown = unknown_args(doc.get("args") or {})
+    if unknown:
+        # `--tensor-parallel-size $TP`: the value is unknown, not wrong. The profile is checked without it,
+        # and each rule that reads it says "could not verify" instead of judging the release's default.
+        known = {k: v for k, v in (doc.get("args") or {}).items() if k not in unknown}
+        verdict = validate(
+            {**doc, "args": known},
+            ruleset=ruleset,
+            catalog=catalog,
+            history=history,
+            waived=waived_ids,
+            plain=plain,
+            memo=memo,
+        )
+        return _unverified(verdict, doc, unknown, ruleset, catalog, waived_ids)
     # The rules' findings come ranked (rules.Ranked); one sort, in vLLM's order: by severity; then the rules'
     # findings of the catalog category (by position), the catalog's checks (in the order checked), the other
     # rules' findings (by position).
@@ -196,3 +212,75 @@ def _among_rules(
             )
         )
     return out
+
+
+def unknown_args(args: Mapping[str, Any]) -> dict[str, str]:
+    """The arguments whose value the text leaves open (``$TP``, ``$(nproc)``, ``<n>``), as {name: value}."""
+    out: dict[str, str] = {}
+    for name, value in args.items():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if unknown_reference(item):
+                out[name] = item
+                break
+    return out
+
+
+def _unverified(
+    verdict: Verdict,
+    doc: Mapping[str, Any],
+    unknown: Mapping[str, str],
+    ruleset: CompiledRuleSet,
+    catalog: Catalog | None,
+    waived_ids: frozenset[str],
+) -> Verdict:
+    """``verdict`` with the rules that read an unknown argument turned into "could not verify" findings."""
+    version = parse_version(verdict.vllm_version or (doc.get("vllm") or {}).get("version"))
+    kind = doc.get("kind") or "serving"
+    names = set(unknown)
+    model = doc.get("model") or {}
+    config = model.get("config")
+    present = {
+        "args": set(doc.get("args") or ()),
+        "env": set(doc.get("env") or ()),
+        "hardware": {k for k, v in (doc.get("hardware") or {}).items() if v is not None},
+        "model": {k for k, v in model.items() if v is not None},
+    }
+    depends: dict[str, str] = {}  # rule id -> the unknown argument it reads
+    for rule in ruleset.rules:
+        if kind not in rule.kinds or (version is not None and not rule.specifier.contains(version)):
+            continue
+        if any(root in present and key not in present[root] for root, key in rule.required) or any(
+            root == "model.config" and isinstance(config, Mapping) and key not in config
+            for root, key in rule.required
+        ):
+            continue  # a `has()` guard the profile does not meet: the rule cannot fire, whatever the value
+        for root in ("args", "effective"):
+            keys = rule.reads.get(root)
+            hit = sorted(names & set(keys or ()))
+            if hit:
+                depends.setdefault(rule.id, hit[0])
+    kept = [f for f in verdict.findings if f.rule not in depends]
+    added = []
+    for rule in ruleset.rules:
+        name = depends.get(rule.id)
+        if name is None:
+            continue
+        spec = catalog.by_name.get(name) if catalog is not None else None
+        flag = spec.long_flag if spec is not None else "--" + name.replace("_", "-")
+        value = unknown[name]
+        why = unknown_reference(value)
+        added.append(
+            new_finding(
+                rule=rule.id,
+                severity="info",
+                category=rule.category,
+                message=f"could not verify: `{flag}` is `{value}`, {why}",
+                fields=(name, *[f for f in rule.fields if f != name]),
+                source=rule.source,
+                docs=rule.docs,
+                waived=rule.id in waived_ids,
+                message_source=rule.message,
+            )
+        )
+    return new_verdict(verdict.vllm_version, verdict.ruleset, (*kept, *added))

@@ -19,13 +19,14 @@ the caller reports as findings, never silently dropped. Plain Python: no Django.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import shell
+from . import intake, shell
 from .lazy import lazy_module
 from .types import ParseError
 
@@ -291,6 +292,12 @@ def _k8s_object(doc: dict, index: int) -> list[Workload]:
         templates.append(("", doc.get("spec"), 1))
     elif kind == "InferenceService":
         return _inference_service(doc, index, name)
+    elif kind == "LLMInferenceService":
+        return _llm_inference_service(doc, index, name)
+    else:
+        # Any other kind (AIBrix RayClusterFleet / StormService, KubeRay RayCluster / RayService, llm-d and
+        # other operators' resources): every pod spec (a mapping with `containers`) anywhere in the object.
+        templates.extend((label, spec, 1) for label, spec in _pod_specs(doc.get("spec"), ""))
     out = []
     for label, pod_spec, nodes in templates:
         if not isinstance(pod_spec, dict):
@@ -303,7 +310,189 @@ def _k8s_object(doc: dict, index: int) -> list[Workload]:
     kind_annotation = _annotated_kind(doc)
     for workload in out:
         workload.kind = kind_annotation
+    if any(w.command for w in out):
+        # the object runs vLLM and it was read: its other containers (a sidecar, Ray workers) are no launch
+        out = [w for w in out if w.command or not _only_not_checked(w)]
+    if not out and _mentions_vllm(doc):
+        out.append(_not_checked(doc, index, name, _why_not_read(doc)))
     return out
+
+
+NOT_CHECKED = "not checked: "  # the message prefix of a note saying a vLLM-looking part was not read
+
+
+def _only_not_checked(workload: Workload) -> bool:
+    return any(n.message.startswith(NOT_CHECKED) for n in workload.notes)
+
+
+_SAYS_VLLM_KEYS = frozenset({"image", "command", "args", "uri", "script", "entrypoint", "serveConfigV2"})
+
+
+def _mentions_vllm(value: Any, key: str | None = None) -> bool:
+    """Whether an object (or container) looks like vLLM: an image, a command, arguments or an env value
+    says so (names, labels and annotations do not count)."""
+    if isinstance(value, str):
+        return key in _SAYS_VLLM_KEYS and intake.mentions_vllm(value)
+    if isinstance(value, dict):
+        return any(
+            _mentions_vllm(v, k if k in _SAYS_VLLM_KEYS else key)
+            for k, v in value.items()
+            if k not in ("metadata", "status", "labels", "annotations", "name")
+        )
+    if isinstance(value, list):
+        return any(_mentions_vllm(v, key) for v in value)
+    return False
+
+
+def _why_not_read(doc: dict) -> str:
+    kind = doc.get("kind")
+    return (
+        f"{_object_name(doc)}: the {kind} looks like it runs vLLM, but no container in it runs `vllm serve` "
+        "that could be read (a launch in a script file or an image's entrypoint is not part of the manifest)"
+    )
+
+
+def _not_checked(doc: Any, index: int, name: str, why: str, container: str = "object") -> Workload:
+    line, column = getattr(doc, "line", 1), getattr(doc, "column", 1)
+    return Workload(
+        owner=name,
+        container=container,
+        document=index,
+        line=line,
+        column=column,
+        command="",
+        notes=[Note(NOT_CHECKED + why, line, column, "warning")],
+    )
+
+
+def _pod_specs(value: Any, label: str, depth: int = 0) -> list[tuple[str, dict]]:
+    """Every mapping with a ``containers`` list under ``value`` (pod specs of custom resources)."""
+    if depth > 12:
+        return []
+    if isinstance(value, dict):
+        if isinstance(value.get("containers"), list):
+            return [(label, value)]
+        out = []
+        for key, item in value.items():
+            sub = label
+            if key in ("headGroupSpec", "leaderTemplate", "prefill", "decode", "worker"):
+                sub = f"{label}{key} "
+            elif key == "workerGroupSpecs":
+                sub = f"{label}worker "
+            out.extend(_pod_specs(item, sub, depth + 1))
+        return out
+    if isinstance(value, list):
+        return [found for item in value for found in _pod_specs(item, label, depth + 1)]
+    return []
+
+
+# KServe LLMInferenceService (serving.kserve.io/v1alpha1, v1alpha2): the model, its parallelism and the
+# arguments of VLLM_ADDITIONAL_ARGS become the `vllm serve` line KServe's default template runs.
+_PARALLELISM_FLAGS = (
+    ("tensor", "--tensor-parallel-size"),
+    ("pipeline", "--pipeline-parallel-size"),
+    ("data", "--data-parallel-size"),
+    ("dataLocal", "--data-parallel-size-local"),
+)
+
+
+def _llm_inference_service(doc: dict, index: int, name: str) -> list[Workload]:
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    model = spec.get("model") if isinstance(spec.get("model"), dict) else {}
+    out: list[Workload] = []
+    sections = [("", spec)]
+    for role in ("prefill", "decode"):
+        if isinstance(spec.get(role), dict):
+            sections.append((f"{role} ", {**spec, **spec[role]}))
+    for label, section in sections:
+        containers = _get(section, "template", "containers") or []
+        main = next(
+            (c for c in containers if isinstance(c, dict) and c.get("name") in ("main", None)),
+            containers[0] if containers and isinstance(containers[0], dict) else None,
+        )
+        if main is not None and (main.get("command") or main.get("args")):
+            workload = _container(main, index=index, owner=name, label=label, nodes=1)
+            if workload is not None:
+                out.append(workload)
+                continue
+        out.append(_llmisvc_workload(doc, section, model, main, index, name, label))
+    for workload in out:
+        workload.kind = _annotated_kind(doc)
+    return out
+
+
+def _number_or_text(value: Any) -> Any:
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d*\.\d+", value):
+        return float(value)
+    return value
+
+
+def _llmisvc_workload(
+    doc: dict, section: dict, model: dict, main: dict | None, index: int, name: str, label: str
+) -> Workload:
+    line, column = getattr(doc, "line", 1), getattr(doc, "column", 1)
+    notes: list[Note] = []
+    env: dict[str, str] = {}
+    image = None
+    hardware: dict[str, Any] = {}
+    if main is not None:
+        env, notes = _container_env(main, name)
+        image = main.get("image") if isinstance(main.get("image"), str) else None
+        hardware = _gpus(main)
+        line, column = getattr(main, "line", line), getattr(main, "column", column)
+    uri = str(model.get("uri") or "")
+    served = str(model.get("name") or (doc.get("metadata") or {}).get("name") or "")
+    # KServe downloads the model (hf://, s3://, pvc://) to /mnt/models and serves it under its name.
+    target = uri if uri and not uri.startswith(("hf://", "s3://", "pvc://", "gs://", "oci://")) else ""
+    if uri.startswith("hf://"):
+        target = uri.removeprefix("hf://")
+    argv = ["vllm", "serve", target or "/mnt/models"]
+    if served:
+        argv += ["--served-model-name", served]
+    parallelism = section.get("parallelism") if isinstance(section.get("parallelism"), dict) else {}
+    for key, flag in _PARALLELISM_FLAGS:
+        if parallelism.get(key) is not None:
+            argv += [flag, str(parallelism[key])]
+    if parallelism.get("expert"):
+        argv.append("--enable-expert-parallel")
+    speculator = _get(section, "speculator", "config")
+    if isinstance(speculator, dict) and speculator:
+        config = {k: _number_or_text(v) for k, v in speculator.items()}
+        argv += ["--speculative-config", json.dumps(config, separators=(",", ":"))]
+    extra = env.pop("VLLM_ADDITIONAL_ARGS", "")
+    if extra:
+        try:
+            argv += [w for w, _ in shell.split_words(extra)]
+        except ParseError as exc:
+            notes.append(Note(f"VLLM_ADDITIONAL_ARGS cannot be split: {exc.detail}", line, column))
+    data, local = parallelism.get("data"), parallelism.get("dataLocal")
+    if isinstance(section.get("worker"), dict) and isinstance(data, int) and isinstance(local, int) and local:
+        hardware.setdefault("nodes", max(1, data // local))
+    notes.append(
+        Note(
+            "the `vllm serve` line KServe's LLMInferenceService template runs, from spec.model, "
+            "spec.parallelism and VLLM_ADDITIONAL_ARGS",
+            line,
+            column,
+            "info",
+        )
+    )
+    return Workload(
+        owner=name,
+        container=f"{label}model {served or '(unnamed)'}",
+        document=index,
+        line=line,
+        column=column,
+        command=shlex.join(argv),
+        env=env,
+        vllm_version=release_from_image(image),
+        image=image,
+        hardware=hardware,
+        notes=notes,
+        token_positions=[(w, line, column) for w in argv],
+    )
 
 
 def _annotated_kind(doc: dict) -> str | None:
@@ -327,7 +516,7 @@ def _inference_service(doc: dict, index: int, name: str) -> list[Workload]:
     if isinstance(model, dict) and not out:
         runtime = model.get("runtime") or _get(model, "modelFormat", "name") or "?"
         workload = _container(
-            {**model, "name": "kserve-container"}, index=index, owner=name, label="", nodes=1, force=False
+            {**model, "name": "kserve-container"}, index=index, owner=name, label="", nodes=1, report=False
         )
         if workload is not None:
             out.append(workload)
@@ -357,7 +546,7 @@ def _inference_service(doc: dict, index: int, name: str) -> list[Workload]:
 
 
 def _container(
-    container: dict, *, index: int, owner: str, label: str, nodes: int, force: bool = False
+    container: dict, *, index: int, owner: str, label: str, nodes: int, report: bool = True
 ) -> Workload | None:
     image = container.get("image") if isinstance(container.get("image"), str) else None
     env, notes = _container_env(container, owner)
@@ -378,7 +567,31 @@ def _container(
             )
         )
     located = _vllm_invocation(words, word_pos, env)
+    if (
+        located is None
+        and image
+        and "vllm" in image.lower()
+        and any(w.startswith("--") for w in args)
+        and (not argv or argv[0].startswith("-"))
+    ):
+        # a vLLM image (a ServingRuntime's, say) whose entrypoint is the server: its args are vLLM's
+        located = (["vllm", "serve", *words], [(line, column)] * 2 + word_pos, None)
+        notes.append(
+            Note(f"{image} is read as running `vllm serve` with these arguments", line, column, "info")
+        )
     if located is None:
+        ray_worker = re.search(r"\bray\s+start\b", " ".join(words)) and not re.search(
+            r"vllm\s+serve|vllm\.entrypoints", " ".join(words)
+        )
+        if report and not ray_worker and _mentions_vllm({k: v for k, v in container.items() if k != "name"}):
+            cname = container.get("name") or "(unnamed)"
+            why = (
+                f"{owner}, container {cname}: it looks like vLLM, but its command and args do not run "
+                "`vllm serve` (or `python -m vllm.entrypoints.openai.api_server`) that could be read"
+            )
+            workload = _not_checked(container, index, owner, why, f"{label}container {cname}")
+            workload.notes[:0] = notes
+            return workload
         return None
     argv_out, pos_out, script_note = located
     if script_note:
@@ -412,6 +625,12 @@ def _is_vllm_image(image: str) -> bool:
 
 def _argv(container: dict, key: str) -> list[str]:
     value = container.get(key)
+    if isinstance(value, str) and value.strip():
+        # `command: "vllm serve m --port 8000"`: one string (Kubernetes wants a list; charts write it so)
+        try:
+            return [w for w, _ in shell.split_words(value)]
+        except ParseError:
+            return value.split()
     if not isinstance(value, list):
         return []
     return ["" if item is None else str(item) for item in value]
@@ -512,7 +731,25 @@ def _vllm_start(words: list[str]) -> int | None:
 
 
 def _from_script(script: str, env: dict[str, str]) -> tuple[list[str], str | None] | None:
-    """The ``vllm serve`` command of a shell script (``exec`` and env prefixes dropped, ``$VAR`` filled)."""
+    """The ``vllm serve`` command of a shell script, read by the intake step (prompts, ``export`` lines,
+    ``&&`` chains, continuations, ``exec`` and env prefixes), ``$VAR`` filled from the container's env."""
+    reader = intake._Script({})
+    reader.shell_vars = dict(env)
+    launches = reader.run(script, form="script")
+    if launches:
+        launch = launches[0]
+        unknown = [n for n, v in launch.variables.items() if v.get("unknown")]
+        note = None
+        if unknown:
+            note = "shell variables not set in the container's env were left as written: " + ", ".join(
+                f"${name}" if not name.startswith("$") else name for name in unknown
+            )
+        env.update(launch.env)  # `export X=1` / `X=1 vllm serve` in the script: the server's environment
+        return launch.argv, note
+    return _from_script_words(script, env)
+
+
+def _from_script_words(script: str, env: dict[str, str]) -> tuple[list[str], str | None] | None:
     try:
         commands = shell.split_commands(script)
     except ParseError as exc:

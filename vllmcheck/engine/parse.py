@@ -45,6 +45,7 @@ from .catalog import Catalog
 from .lazy import lazy_module
 from .shell import preview, split_words
 from .types import ArgSpec, ParseError, parse_version
+from .unknowns import unknown_reference
 
 yaml = lazy_module("yaml")  # loaded when YAML is first read: a command file needs none of it
 
@@ -602,7 +603,20 @@ class _Parser:
     def convert(
         self, spec: ArgSpec, raw: str, tok: _Tok, value_tok: _Tok | None = None, *, item: bool = False
     ) -> Any:
-        """Type ``raw`` as argparse would; errors name the flag's token ``tok``, at the value's position."""
+        """Type ``raw`` as argparse would; errors name the flag's token ``tok``, at the value's position.
+
+        ``--tensor-parallel-size $TP``: a value the text leaves open, which the type refuses, is kept as
+        written; ``lint.validate`` reports the checks that need it as "could not verify"."""
+        try:
+            return self.convert_known(spec, raw, tok, value_tok, item=item)
+        except ParseError:
+            if unknown_reference(raw):
+                return raw
+            raise
+
+    def convert_known(
+        self, spec: ArgSpec, raw: str, tok: _Tok, value_tok: _Tok | None = None, *, item: bool = False
+    ) -> Any:
         flags = "/".join(spec.flags)
         if spec.optional_value:
             return self.plain_str(spec, raw)

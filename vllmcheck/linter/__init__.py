@@ -26,7 +26,8 @@ from vllmcheck.engine.types import Finding, ParseError
 from .data import ShippedData
 from .output import FORMATS, render
 
-DEFAULT_PATTERNS = ("*.yaml", "*.yml", "*.json", "*.sh", "*.cmd", "*.vllm")
+DEFAULT_PATTERNS = ("*.yaml", "*.yml", "*.json", "*.sh", "*.cmd", "*.vllm", "Dockerfile", "*.Dockerfile")
+NOT_CHECKED_RULE = "not-checked"  # a file, manifest or container that looks like vLLM but could not be read
 SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 
 
@@ -43,8 +44,17 @@ class Checked:
     memory: dict[str, Any] | None = None  # the GPU memory estimate (engine/memory.py), when it could be made
 
     @property
+    def has_errors(self) -> bool:
+        return any(f.severity == "error" and not f.waived for f, _, _ in self.findings)
+
+    @property
+    def not_checked(self) -> bool:
+        """Something that looks like vLLM could not be read: never reported as valid."""
+        return any(f.rule == NOT_CHECKED_RULE for f, _, _ in self.findings)
+
+    @property
     def valid(self) -> bool:
-        return not any(f.severity == "error" and not f.waived for f, _, _ in self.findings)
+        return not self.has_errors and not self.not_checked
 
 
 @dataclass
@@ -88,6 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip named files that are no profile (YAML that is neither a manifest nor a vLLM config, "
         "scripts without `vllm serve`), as in a directory; for pre-commit, which names every changed file",
     )
+    parser.add_argument(
+        "--set",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        dest="variables",
+        help="bind a shell variable the inputs leave open, e.g. --set TP=8 (repeatable)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="a file, manifest or container that looks like vLLM but cannot be read is an error "
+        "(by default a 'not checked' note)",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     return parser
 
@@ -112,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     if any(r.error for r in results):
         return 2
-    return 1 if any(not c.valid for r in results for c in r.checked) else 0
+    return 1 if any(c.has_errors for r in results for c in r.checked) else 0
 
 
 class UsageError(Exception):
@@ -139,7 +163,15 @@ def _profile_defaults(options: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"{options.model_config}: not JSON: {exc}") from exc
         if not isinstance(model_config, dict):
             raise UsageError(f"{options.model_config}: the model config must be a JSON object")
+    variables: dict[str, str] = {}
+    for item in options.variables:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise UsageError(f"--set {item!r}: expected NAME=VALUE, e.g. TP=8")
+        variables[key.strip()] = value
     return {
+        "variables": variables,
+        "strict": options.strict,
         "kind": options.kind,
         "vllm_version": options.vllm_version.strip() or None,
         "hardware": hardware,

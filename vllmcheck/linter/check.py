@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from vllmcheck import modelhub
-from vllmcheck.engine import manifests, shell
+from vllmcheck.engine import intake, manifests, shell
 from vllmcheck.engine import parse as engine_parse
 from vllmcheck.engine.lint import build_document, validate
 from vllmcheck.engine.types import Finding, ParseError, Verdict
 
-from . import Checked, UsageError
+from . import NOT_CHECKED_RULE, Checked, UsageError
 from .data import ShippedData
 
 SOURCE_RULE = "manifest-source"  # findings about what a manifest holds that could not be mapped
@@ -27,9 +28,93 @@ def check_text(
     fmt = engine_parse.detect_format(text)
     if fmt == "yaml" and manifests.looks_like_manifest(text):
         return [_check_workload(w, text, path, data, defaults) for w in manifests.extract(text)]
+    form = intake.form_of(text)
+    if fmt == "command" or form in ("compose", "dockerfile"):
+        found = intake.find_launches(text, variables=defaults.get("variables"), releases=data.versions)
+        if found.launches:
+            return [_check_launch(launch, text, path, data, defaults) for launch in found.launches]
+        if found.not_checked and (explicit or _VLLM_COMMAND.search(text) or form != "shell"):
+            return [_not_checked(found.not_checked[0], path, data, defaults)]
     if not explicit and not _looks_like_profile(text, fmt, data):
         return []  # some other file met while walking a directory (or named with --skip-other-files)
     return [_check_profile(text, fmt, path, data, defaults)]
+
+
+def _not_checked(why: str, path: str, data: ShippedData, defaults: dict[str, Any]) -> Checked:
+    """A file that looks like vLLM but yields no profile: a "not checked" finding (an error with --strict)."""
+    version = defaults["vllm_version"] or data.newest
+    checked = Checked(path=path, source=None, line=1, column=1, vllm_version=version)
+    checked.findings.append((_not_checked_finding(why, defaults), 1, 1))
+    return checked
+
+
+def _not_checked_finding(why: str, defaults: dict[str, Any]) -> Finding:
+    why = why.removeprefix(manifests.NOT_CHECKED)
+    return Finding(
+        rule=NOT_CHECKED_RULE,
+        severity="error" if defaults.get("strict") else "info",
+        category="source",
+        message=f"not checked: {why}",
+    )
+
+
+def _check_launch(
+    launch: intake.Launch, text: str, path: str, data: ShippedData, defaults: dict[str, Any]
+) -> Checked:
+    """One launch the intake step found in a command line, script, Dockerfile, compose file or Python."""
+    version = _release(data, defaults["vllm_version"], launch.release, manifests.release_from_comment(text))
+    catalog = data.catalog(version)
+    source = None
+    if launch.form not in ("command",) or launch.name:
+        source = f"{launch.form} line {launch.line}" + (f", {launch.name}" if launch.name else "")
+    checked = Checked(path=path, source=source, line=launch.line, column=1, vllm_version=version)
+    for note in launch.notes:
+        checked.findings.append(
+            (Finding(rule=SOURCE_RULE, severity="info", category="source", message=note), launch.line, 1)
+        )
+    try:
+        parsed = engine_parse.parse_command(launch.command, catalog=catalog)
+    except ParseError as exc:
+        raise ParseError(exc.detail, where=f"line {launch.line}: {exc.where or launch.form}") from exc
+    parsed, config_notes = _merge_config_file(parsed, path, catalog)
+    for note in config_notes:
+        checked.findings.append(
+            (Finding(rule=SOURCE_RULE, severity="info", category="source", message=note), launch.line, 1)
+        )
+    hardware = {"gpus_per_node": launch.gpus} if launch.gpus is not None else {}
+    verdict = _validate(parsed, data, defaults, version, env=launch.env, hardware=hardware)
+    lines = text.splitlines(keepends=True)
+    offset = sum(len(line) for line in lines[: launch.line - 1])
+    locate = _command_locator(text, start=offset)
+    for finding in verdict.findings:
+        checked.findings.append((finding, *locate(_flags_of(finding, catalog))))
+    return checked
+
+
+def _merge_config_file(parsed: dict[str, Any], path: str, catalog) -> tuple[dict[str, Any], list[str]]:
+    """``--config FILE`` beside the profile: its arguments merged as vLLM merges them (the command line wins
+    over the file)."""
+    name = (parsed.get("args") or {}).get("config")
+    if not isinstance(name, str) or path == "-" or intake.unknown_reference(name):
+        return parsed, []
+    candidate = Path(path).parent / name
+    if not candidate.is_file():
+        return parsed, []
+    try:
+        config = engine_parse.parse_config_yaml(candidate.read_text(encoding="utf-8"), catalog=catalog)
+    except (OSError, UnicodeDecodeError) as exc:
+        return parsed, [f"--config {name}: cannot be read ({exc})"]
+    except ParseError as exc:
+        raise ParseError(f"--config {name}: {exc}", where=exc.where) from exc
+    merged = dict(parsed)
+    merged["args"] = {**(config.get("args") or {}), **(parsed.get("args") or {})}
+    merged["env"] = {**(config.get("env") or {}), **(parsed.get("env") or {})}
+    if not (parsed.get("model") or {}).get("name"):
+        merged["model"] = config.get("model") or {"name": None}
+    merged["notes"] = [
+        n for n in parsed.get("notes") or () if "are not part of this profile" not in n["message"]
+    ]
+    return merged, [f"the arguments of --config {name} ({candidate}) are checked with the command line's"]
 
 
 def _release(data: ShippedData, *candidates: str | None) -> str:
@@ -69,7 +154,10 @@ def _check_workload(
         path=path, source=workload.source, line=workload.line, column=workload.column, vllm_version=version
     )
     for note in workload.notes:
-        checked.findings.append((_note_finding(note), note.line, note.column))
+        if note.message.startswith(manifests.NOT_CHECKED):
+            checked.findings.append((_not_checked_finding(note.message, defaults), note.line, note.column))
+        else:
+            checked.findings.append((_note_finding(note), note.line, note.column))
     if not workload.command:
         return checked
     catalog = data.catalog(version)
@@ -128,9 +216,9 @@ def _flags_of(finding: Finding, catalog) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def _command_locator(text: str):
+def _command_locator(text: str, start: int = 0):
     try:
-        words = shell.split_words(text)
+        words = [(w, o) for w, o in shell.split_words(text) if o >= start]
     except ParseError:
         words = []
 
