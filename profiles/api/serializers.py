@@ -35,9 +35,17 @@ class FindingsDocumentSerializer(serializers.Serializer):
     vllm_version = serializers.CharField(allow_null=True)
     ruleset = serializers.IntegerField(allow_null=True)
     findings = FindingSerializer(many=True)
-    # where the intake step found the launch in a command text (form, line, image, release, environment,
-    # variables, notes); null for a config or engine_args
-    found = serializers.JSONField(allow_null=True, required=False)
+
+
+class ValidateAnswerSerializer(FindingsDocumentSerializer):
+    """The dry run's answer: the findings document, and where the intake step found the launch."""
+
+    found = serializers.JSONField(
+        allow_null=True,
+        required=False,
+        help_text="Where the launch was found in a command text (form, line, image, release, environment, "
+        "variables, notes); null for a config or engine_args",
+    )
 
 
 # Hostile input: a command or config longer than this is refused with a 400 naming the field and the limit.

@@ -39,6 +39,7 @@ from .serializers import (
     TeamMemberSerializer,
     TeamNodeTypeSerializer,
     TeamSerializer,
+    ValidateAnswerSerializer,
     ValidateRequestSerializer,
     VerdictChangeSerializer,
 )
@@ -423,7 +424,7 @@ class ValidateView(APIView):
 
     @extend_schema(
         request=ValidateRequestSerializer,
-        responses={200: FindingsDocumentSerializer},
+        responses={200: ValidateAnswerSerializer},
         examples=[example("A command line", {"kind": "serving", "command": EXAMPLE_COMMAND})],
     )
     def post(self, request):

@@ -83,6 +83,7 @@ def _check_launch(
         )
     hardware = {"gpus_per_node": launch.gpus} if launch.gpus is not None else {}
     verdict = _validate(parsed, data, defaults, version, env=launch.env, hardware=hardware)
+    checked.memory = verdict.memory
     lines = text.splitlines(keepends=True)
     offset = sum(len(line) for line in lines[: launch.line - 1])
     locate = _command_locator(text, start=offset)
