@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from hub import services as hub_services
 from validation.errors import DomainError
 from validation.models import Verdict as VerdictRecord
 from validation.models import VerdictRule, VllmRelease
-from validation.selectors import catalog_for, reference_pinned, release_get, waived_rule_ids
+from validation.selectors import catalog_for, fleet_release, reference_pinned, release_get, waived_rule_ids
 from validation.services.rechecks import recheck_start
 from validation.services.verdicts import (
     effective_release,
@@ -209,12 +210,14 @@ def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = T
         name = (data.node_type or "").strip()
         profile.node_type = _node_type(name) if name else None
     if not profile.name:
-        raise DomainError("a profile needs a name", field="name")
+        made = profile_name_from_model(profile.model_name)
+        hint = f" ({made!r} would do, made from its model)" if made else ""
+        raise DomainError(f"a profile needs a name{hint}", field="name")
     if not profile.model_name:
         raise DomainError("a profile needs a model (the positional model of `vllm serve`)", field="model")
     if not profile.kind:
         raise DomainError("kind must be 'serving' or 'collection'", field="kind")
-    model_sources_resolve(profile, fetch=fetch_models)
+    model_sources_resolve(profile, fetch=fetch_models, store=False)
 
 
 def _node_type(name: str):
@@ -224,14 +227,25 @@ def _node_type(name: str):
         raise DomainError(exc.message, field=exc.field) from exc
 
 
-def model_sources_resolve(profile: Profile, *, refresh: bool = False, fetch: bool = True) -> None:
-    """Point the profile at the stored config.json of its model and draft model, fetching what is missing
-    (a save, never a re-check; ``fetch=False``: what is stored only, for the form's live findings). A config
-    pasted with the profile still wins in the document."""
+def model_sources_resolve(
+    profile: Profile, *, refresh: bool = False, fetch: bool = True, store: bool = True
+) -> None:
+    """Point the profile at the config.json of its model and draft model, fetching what is missing (a save
+    or a dry run, never a re-check; ``fetch=False``: what is stored only, for the form's live findings).
+    With ``store=False`` what is fetched is not stored (a dry run, or a save before it is known to go
+    through: :func:`_model_sources_keep` stores it then). A config pasted with the profile still wins."""
     if refresh:
         hub_services.model_sources_refresh(profile.model_name, profile.engine_args)
-    rows = hub_services.model_sources_resolve(profile.model_name, profile.engine_args, fetch=fetch)
+    rows = hub_services.model_sources_resolve(
+        profile.model_name, profile.engine_args, fetch=fetch, store=store
+    )
     profile.model_source, profile.draft_source = rows["model"], rows["draft"]
+
+
+def _model_sources_keep(profile: Profile) -> None:
+    """The save goes through: store the model configs its dry run fetched (kept in the cache until now)."""
+    profile.model_source = hub_services.model_config_keep(profile.model_source)
+    profile.draft_source = hub_services.model_config_keep(profile.draft_source)
 
 
 def _active_waivers(profile: Profile) -> list[str]:
@@ -257,6 +271,7 @@ def profile_create(
         verdict, release = profile_check(profile)
         if not verdict.valid:
             raise ProfileInvalid(verdict)
+        _model_sources_keep(profile)
         try:
             _store_new(profile, actor=actor, verdict=verdict, release=release)
         except IntegrityError as exc:
@@ -398,6 +413,7 @@ def profile_update(
         verdict, release = profile_check(profile, waived=_active_waivers(profile))
     if not verdict.valid:
         raise ProfileInvalid(verdict)
+    _model_sources_keep(profile)
     if profile_snapshot(profile) == before:
         if sources != (profile.model_source_id, profile.draft_source_id):
             _model_sources_store(profile, actor=actor, verdict=verdict, release=release)
@@ -646,10 +662,45 @@ def profile_dry_run(
     findings, which pass ``fetch_models=False`` so typing never waits for the Hub). ``stamp``: the
     reference stamp as the request read it already (with its API token), saving that query."""
     profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
+    if not (data.name or "").strip():
+        # A dry run needs no name (the form checks what is typed before a name is): only a save asks for one.
+        data = copy.copy(data)
+        data.provided = data.provided - {"name"}
     with reference_pinned(stamp):  # one query (or none) for the release, the fleet and the rule set
         _apply_input(profile, data, fetch_models=fetch_models)
         verdict, _ = profile_check(profile)
     return verdict
+
+
+def profile_name_from_model(model: str | None) -> str:
+    """A profile name made from a model id: its last path part, lower-case, every run of other characters
+    than letters and digits made one dash (``meta-llama/Llama-3.1-8B-Instruct`` -> ``llama-3-1-8b-instruct``);
+    "" when nothing is left."""
+    last = (model or "").strip().rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"[^a-z0-9]+", "-", last.lower()).strip("-")[:200]
+
+
+def profile_name_suggest(data: ProfileInput, *, team: Team | None = None) -> str:
+    """The name to offer for a profile being typed without one: made from its model (the command's or the
+    config's, else the ``model`` field), unique in ``team`` (``-2``, ``-3``... added); "" when no model can
+    be read from it."""
+    model = (data.model or "").strip()
+    if not model and (data.command or data.config):
+        version = (data.vllm_version or "").strip()
+        try:
+            release = release_get(version) if version else fleet_release()
+            model = parse_arguments(release=release, command=data.command, config=data.config)["model"] or ""
+        except DomainError:
+            return ""
+    base = profile_name_from_model(str(model))
+    if not base or team is None:
+        return base
+    taken = set(Profile.objects.filter(team=team, name__startswith=base).values_list("name", flat=True))
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
 
 
 def input_shape(text: str) -> str:
