@@ -773,12 +773,118 @@ def snapshot_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[d
     return rows
 
 
-def _finding_fix(profile: Profile, rule_id: str) -> dict[str, Any]:
+def _finding(profile: Profile, rule_id: str) -> dict[str, Any]:
     verdict = getattr(profile, "verdict", None)
     for finding in verdict.findings if verdict else ():
-        if finding.get("rule") == rule_id and finding.get("fix"):
-            return finding["fix"]
+        if finding.get("rule") == rule_id and finding_fix_options(finding, profile.engine_args):
+            return finding
     raise DomainError(f"the profile has no finding of rule {rule_id!r} with a mechanical fix", code="no_fix")
+
+
+@dataclass
+class FixOption:
+    """One of a finding's listed solutions: ``fix`` is the change that applies it to the engine arguments
+    ({"set": {...}, "unset": [...]}), None when it is done by hand (the editor)."""
+
+    index: int
+    text: str
+    fix: dict[str, Any] | None
+
+
+_NAME = r"(--[a-z0-9][a-z0-9-]*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)"
+_UNSET = re.compile(rf"\b(?:remove|drop|unset|disable) {_NAME}", re.IGNORECASE)
+_SET = re.compile(rf"^set {_NAME} to ([^\s,;]+?)\.?$", re.IGNORECASE)
+_USE = re.compile(r"\buse ([a-z_][a-z0-9_]*)=('?)([A-Za-z0-9_.-]+)\2")
+_RELEASE = re.compile(r"^(?:upgrade to|target|pin the profile to) vLLM (\d+\.\d+\.\d+)", re.IGNORECASE)
+
+
+def _arg_name(text: str) -> str:
+    return text.removeprefix("--").replace("-", "_")
+
+
+def _has_arg(args: Mapping[str, Any], dotted: str) -> bool:
+    value: Any = args
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return False
+        value = value[part]
+    return True
+
+
+def _said_fix(text: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The change a solution's text says in so many words, read from its first alternative (what comes
+    before ", or"): "Upgrade to vLLM 0.32.0" (pins that release), "Set name to value", "remove/drop/disable
+    --flag or a.b" (of an argument the profile gives), "use name='value'"."""
+    first = re.split(r",? or (?=[a-z]+ )", text, maxsplit=1)[0].strip()
+    if match := _RELEASE.match(first):
+        return {"release": match.group(1)}
+    if match := _SET.match(first):
+        raw = match.group(2)
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        return {"set": {_arg_name(match.group(1)): value}}
+    unset = [name for name in (_arg_name(m.group(1)) for m in _UNSET.finditer(first)) if _has_arg(args, name)]
+    values = {m.group(1): m.group(3) for m in _USE.finditer(first)}
+    if not unset:
+        return None  # "use x=y" alone may be about an argument of another deployment
+    return {"unset": unset, **({"set": values} if values else {})}
+
+
+def _mentions(text: str, fix: Mapping[str, Any]) -> int:
+    """How many of the arguments a fix changes the text names (as an argument name or a flag)."""
+    keys = [*(fix.get("unset") or ()), *(fix.get("set") or {})]
+    lowered = text.lower()
+    return sum(
+        1
+        for key in keys
+        if any(form in lowered for form in (str(key), str(key).replace("_", "-"), str(key).split(".")[-1]))
+    )
+
+
+def finding_fix_options(finding: Mapping[str, Any], args: Mapping[str, Any]) -> list[FixOption]:
+    """Every listed solution of a finding (a stored finding's dict), each with the change that applies it
+    when there is one: the rule's mechanical fix goes with the solution that names what it changes, a
+    solution that says "Remove --x" or "Set x to 1" in so many words gets that change. Empty when none of
+    them can be applied mechanically (a fix with no solution listed is one option of its own)."""
+    texts = [str(t) for t in finding.get("solutions") or ()]
+    options = [FixOption(i, text, _said_fix(text, args)) for i, text in enumerate(texts)]
+    rule_fix = finding.get("fix")
+    if rule_fix:
+        scores = [_mentions(o.text, rule_fix) for o in options]
+        if scores and max(scores) > 0:
+            options[scores.index(max(scores))].fix = copy.deepcopy(dict(rule_fix))
+        else:
+            changes = [f"remove {k}" for k in rule_fix.get("unset") or ()]
+            changes += [f"set {k} to {json.dumps(v)}" for k, v in (rule_fix.get("set") or {}).items()]
+            options.insert(
+                0, FixOption(0, "The rule's fix: " + ", ".join(changes), copy.deepcopy(dict(rule_fix)))
+            )
+            for i, option in enumerate(options):
+                option.index = i
+    if not any(o.fix for o in options):
+        return []
+    return options
+
+
+def _chosen(options: list[FixOption], solution: int | None) -> FixOption:
+    """The option a user chose (by its index), or, when none was chosen, the first that applies."""
+    if solution is None:
+        return next(o for o in options if o.fix)
+    if not 0 <= solution < len(options):
+        raise DomainError(
+            f"no solution {solution}: this finding lists {len(options)} (0 to {len(options) - 1})",
+            field="solution",
+        )
+    if options[solution].fix is None:
+        raise DomainError(
+            f"solution {solution} ({options[solution].text}) is not a change that can be applied for you: "
+            "edit the profile",
+            field="solution",
+            code="no_fix",
+        )
+    return options[solution]
 
 
 @dataclass
@@ -788,15 +894,23 @@ class FixPreview:
     engine_args: dict[str, Any]
     diff: list[dict[str, Any]]
     verdict: Verdict
+    options: list[FixOption] = field(default_factory=list)
+    solution: int = 0
 
 
-def profile_fix_preview(*, profile: Profile, rule_id: str) -> FixPreview:
-    """What applying a finding's fix would change, and the verdict after it; nothing is saved."""
-    fix = _finding_fix(profile, rule_id)
-    new_args = engine_args_apply_fix(profile.engine_args, fix)
-    candidate = profile_copy(profile, engine_args=new_args)
+def profile_fix_preview(*, profile: Profile, rule_id: str, solution: int | None = None) -> FixPreview:
+    """What applying one of a finding's solutions would change (``solution``: its index among the listed
+    ones; None: the first that applies), and the verdict after it; nothing is saved."""
+    options = finding_fix_options(_finding(profile, rule_id), profile.engine_args)
+    chosen = _chosen(options, solution)
+    new_args = engine_args_apply_fix(profile.engine_args, chosen.fix)
+    changes: dict[str, Any] = {"engine_args": new_args}
+    if chosen.fix.get("release"):
+        changes["vllm_release"] = release_get(chosen.fix["release"])
+    candidate = profile_copy(profile, **changes)
     verdict, _ = profile_check(candidate, waived=_active_waivers(profile))
-    return FixPreview(rule_id, fix, new_args, mapping_diff(profile.engine_args, new_args), verdict)
+    diff = mapping_diff(profile.engine_args, new_args)
+    return FixPreview(rule_id, chosen.fix, new_args, diff, verdict, options, chosen.index)
 
 
 @dataclass
@@ -846,11 +960,21 @@ def _input_values(data: ProfileInput) -> dict[str, Any]:
 
 
 def profile_apply_fix(
-    *, actor, profile: Profile, rule_id: str, expected_revision: int | None = None
+    *,
+    actor,
+    profile: Profile,
+    rule_id: str,
+    solution: int | None = None,
+    expected_revision: int | None = None,
 ) -> tuple[Profile, Verdict]:
-    """Save the profile with a finding's fix applied (validated and conflict-checked like any edit)."""
-    new_args = engine_args_apply_fix(profile.engine_args, _finding_fix(profile, rule_id))
+    """Save the profile with one of a finding's solutions applied (``solution``: its index among the listed
+    ones; None: the first that applies), validated and conflict-checked like any edit."""
+    chosen = _chosen(finding_fix_options(_finding(profile, rule_id), profile.engine_args), solution)
+    new_args = engine_args_apply_fix(profile.engine_args, chosen.fix)
     data = ProfileInput(engine_args=new_args, env=dict(profile.env), provided={"engine_args", "env"})
+    if chosen.fix.get("release"):  # "upgrade to vLLM x": the profile is pinned to it, as its option says
+        data.vllm_version = chosen.fix["release"]
+        data.provided.add("vllm_version")
     return profile_update(actor=actor, profile=profile, data=data, expected_revision=expected_revision)
 
 

@@ -485,15 +485,26 @@ def _conflict_context(pk: int, expected: int | None, exc) -> dict:
 
 @login_required
 def profile_fix(request, pk: int, rule_id: str):
+    """A finding's solutions to choose from (a radio list), what the chosen one changes and the verdict after
+    it; POST saves it as the next revision."""
     profile = _visible_profile(request, pk)
     if not permissions.can_edit_team(request.user, profile.team_id):
         raise PermissionDenied("you may not edit profiles of this team")
     error = None
-    if request.method == "POST":
+    params = request.POST if request.method == "POST" else request.GET
+    try:
+        solution = int(params["solution"]) if params.get("solution") not in (None, "") else None
+    except ValueError:
+        solution, error = None, f"solution must be a number, not {params.get('solution')!r}"
+    if request.method == "POST" and error is None:
         try:
             expected = int(request.POST.get("revision", profile.revision))
             profile, verdict = services.profile_apply_fix(
-                actor=request.user, profile=profile, rule_id=rule_id, expected_revision=expected
+                actor=request.user,
+                profile=profile,
+                rule_id=rule_id,
+                solution=solution,
+                expected_revision=expected,
             )
         except (ValueError, DomainError) as exc:
             error = getattr(exc, "message", str(exc))
@@ -504,10 +515,13 @@ def profile_fix(request, pk: int, rule_id: str):
             )
             return redirect("profiles:detail", pk=profile.pk)
     try:
-        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id)
+        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id, solution=solution)
     except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect("profiles:detail", pk=profile.pk)
+        if exc.field != "solution":
+            messages.error(request, exc.message)
+            return redirect("profiles:detail", pk=profile.pk)
+        error = exc.message
+        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id)
     context = {
         "profile": profile,
         "preview": preview,
