@@ -54,9 +54,8 @@ class ProfileForm(forms.Form):
         label="Target vLLM release",
         required=False,
         initial="",
-        help_text="Follow the fleet (the default): the profile moves with the fleet's release and is "
-        "re-checked when it moves. Pick a release to pin it: it stays on that release when the fleet moves, "
-        "out of the fleet's re-checks and their alerts.",
+        help_text="Follow the fleet (the default) to move with it. Pick a release to pin it: not moved "
+        "with the fleet, out of the fleet's re-checks and alerts.",
     )
     description = forms.CharField(
         label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2})

@@ -910,6 +910,17 @@ def profile_fix_preview(*, profile: Profile, rule_id: str, solution: int | None 
     candidate = profile_copy(profile, **changes)
     verdict, _ = profile_check(candidate, waived=_active_waivers(profile))
     diff = mapping_diff(profile.engine_args, new_args)
+    if "vllm_release" in changes:
+        pinned = profile.vllm_release.version if profile.vllm_release else ""
+        after = f"{chosen.fix['release']} (pinned: not moved with the fleet)"
+        diff.append(
+            {
+                "key": "vllm_version",
+                "change": "changed",
+                "before": pinned or "follows the fleet",
+                "after": after,
+            }
+        )
     return FixPreview(rule_id, chosen.fix, new_args, diff, verdict, options, chosen.index)
 
 
