@@ -157,8 +157,9 @@ def model_config_peek(ref: modelhub.ModelRef) -> ModelConfig:
             "fetched_at": timezone.now(),
         }
         kept = DRY_RUN_KEPT_FOR if result.config is not None else RETRY_FAILED_AFTER
-        with contextlib.suppress(Exception):  # a cache that is down: the dry run answers all the same
-            cache.set(key, values, timeout=int(kept.total_seconds()))
+        if result.source != ModelConfig.Source.LOCAL:  # a local directory is read again each time (cheap)
+            with contextlib.suppress(Exception):  # a cache that is down: the dry run answers all the same
+                cache.set(key, values, timeout=int(kept.total_seconds()))
     if row is not None and values["config"] is None and row.config is not None:
         return row  # a failed fetch keeps the last good config, as a stored fetch does
     row = ModelConfig(repo=ref.repo, revision=ref.revision, **values)

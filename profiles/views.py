@@ -310,11 +310,12 @@ def _name_missing(form: ProfileForm, team: Team | None) -> None:
 
 
 @login_required
+@require_POST
 def profile_name_field(request):
     """The form's name input filled with the name suggested from its model (the live panel's "Use this
-    name"), for htmx to put in place of the empty one."""
-    form = ProfileForm(request.GET, **_form_kwargs(request, editing=True))
-    team = Team.objects.filter(slug=request.GET.get("team") or "").first()
+    name"), for htmx to put in place of the empty one; posted with the form, as the live check is."""
+    form = ProfileForm(request.POST, **_form_kwargs(request, editing=True))
+    team = Team.objects.filter(slug=request.POST.get("team") or "").first()
     suggestion = services.profile_name_suggest(form.profile_input(for_validation=True), team=team)
     filled = ProfileForm(initial={"name": suggestion}, **_form_kwargs(request, editing=True))
     response = HttpResponse(str(filled["name"]))

@@ -30,7 +30,7 @@ def test_live_check_without_a_name_shows_the_verdict_and_offers_a_name_from_the_
     assert 'data-state="valid"' in page
     assert re.search(r"No name yet: <strong>llama-3-1-8b-instruct</strong>", page)
     # "Use llama-3-1-8b-instruct" puts the form's name input in place, filled in
-    field = form_client.get("/profiles/name-field/", form(team)).content.decode()
+    field = form_client.post("/profiles/name-field/", form(team)).content.decode()
     assert 'name="name"' in field and 'id="id_name"' in field and 'value="llama-3-1-8b-instruct"' in field
     # with a name typed, nothing is offered
     named = form_client.post("/profiles/validate/", form(team, name="mine")).content.decode()
