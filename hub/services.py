@@ -5,11 +5,14 @@ Only these functions ever reach the network; a re-check reads what they stored (
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -25,6 +28,9 @@ from .selectors import model_config_stored
 
 # A failed fetch is not retried by ordinary saves for this long (an explicit refresh always retries).
 RETRY_FAILED_AFTER = timedelta(minutes=10)
+# A config fetched for a dry run (POST /api/v1/validate/, a refused save, `manage.py lint`) is kept in
+# Django's cache (CACHE_URL), never as a stored model config: a dry run stores nothing.
+DRY_RUN_KEPT_FOR = timedelta(hours=1)
 
 
 class HubError(Exception):
@@ -92,39 +98,101 @@ def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) ->
     return _store(repo, revision, error=result.error)
 
 
-def model_config_for(ref: modelhub.ModelRef, *, refresh: bool = False) -> ModelConfig:
-    """The stored config of a reference, fetched first if it was never resolved, if its last fetch failed
-    long enough ago, if it is a local directory (cheap, and it may have changed), or if ``refresh``."""
-    row = model_config_stored(ref.repo, ref.revision)
-    stale_failure = (
-        row is not None and row.config is None and timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
-    )
+def _needs_fetch(row: ModelConfig | None, *, refresh: bool = False) -> bool:
+    """A reference is fetched (again) if it was never resolved, if its last fetch failed long enough ago,
+    if it is a local directory (cheap, and it may have changed), or if ``refresh``."""
+    if row is None or refresh:
+        return True
+    old = timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
+    stale_failure = row.config is None and old
     # A config fetched before the checkpoint's files were read (or whose file list the Hub did not give):
     # fetched again, as rarely as a failure, so the checks that read the files stop saying "could not verify".
     stale_facts = (
-        row is not None
-        and row.config is not None
+        row.config is not None
         and row.source in (ModelConfig.Source.HUB, ModelConfig.Source.CACHE)
         and row.files is None
-        and timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
+        and old
     )
-    local = row is not None and row.source == ModelConfig.Source.LOCAL
-    if row is None or refresh or stale_failure or stale_facts or local:
+    return stale_failure or stale_facts or row.source == ModelConfig.Source.LOCAL
+
+
+def model_config_for(ref: modelhub.ModelRef, *, refresh: bool = False) -> ModelConfig:
+    """The stored config of a reference, fetched (and stored) first when :func:`_needs_fetch` says so."""
+    row = model_config_stored(ref.repo, ref.revision)
+    if _needs_fetch(row, refresh=refresh):
         row = model_config_fetch(ref.repo, ref.revision, force=refresh)
     return row
 
 
+def _dry_run_key(hub: modelhub.HubSettings, ref: modelhub.ModelRef) -> str:
+    # The Hub settings are part of the key: another endpoint, cache or token may answer otherwise.
+    text = repr((hub, ref.repo, ref.revision)).encode()
+    return "hub:dry-run:" + hashlib.sha256(text).hexdigest()
+
+
+def model_config_peek(ref: modelhub.ModelRef) -> ModelConfig:
+    """The config of a reference for a dry run, stored nowhere in the database: the stored row when it is
+    good as it is, else the resolution kept in Django's cache, else resolved now and kept in the cache (a
+    failure for as long as a stored failure is not retried). The row returned for the latter two is unsaved
+    (``pk`` None): :func:`model_config_keep` stores it when a save goes through."""
+    row = model_config_stored(ref.repo, ref.revision)
+    if not _needs_fetch(row):
+        return row
+    hub = modelhub.HubSettings.from_env(local_roots=tuple(settings.MODEL_LOCAL_DIRS))
+    key = _dry_run_key(hub, ref)
+    values = None
+    with contextlib.suppress(Exception):  # a cache that is down: resolved again, as if it were empty
+        values = cache.get(key)
+    if values is None:
+        result = modelhub.resolve(ref.repo, ref.revision, settings=hub)
+        values = {
+            "config": result.config,
+            "source": result.source,
+            "commit": result.commit,
+            "files": list(result.files) if result.files is not None else None,
+            "tokens": result.tokens,
+            "encoder_config": result.encoder_config,
+            "tokenizer_max_length": result.tokenizer_max_length,
+            "error": result.error if result.config is None else "",
+            "fetched_at": timezone.now(),
+        }
+        kept = DRY_RUN_KEPT_FOR if result.config is not None else RETRY_FAILED_AFTER
+        if result.source != ModelConfig.Source.LOCAL:  # a local directory is read again each time (cheap)
+            with contextlib.suppress(Exception):  # a cache that is down: the dry run answers all the same
+                cache.set(key, values, timeout=int(kept.total_seconds()))
+    if row is not None and values["config"] is None and row.config is not None:
+        return row  # a failed fetch keeps the last good config, as a stored fetch does
+    row = ModelConfig(repo=ref.repo, revision=ref.revision, **values)
+    row.dry_run_key = key  # forgotten from the cache once stored: the stored row is then what counts
+    return row
+
+
+def model_config_keep(row: ModelConfig | None) -> ModelConfig | None:
+    """Store a config a dry run resolved (an unsaved row of :func:`model_config_peek`): a save went through
+    with it. A stored row is returned as it is."""
+    if row is None or row.pk is not None:
+        return row
+    values = {name: getattr(row, name) for name in (*_NOTHING_KNOWN, "error", "fetched_at")}
+    stored = _store(row.repo, row.revision, uploaded_by=None, **values)
+    with contextlib.suppress(Exception):  # a cache that is down: the entry expires by itself
+        cache.delete(getattr(row, "dry_run_key", ""))
+    return stored
+
+
 def model_sources_resolve(
-    model: str | None, args: Mapping[str, Any] | None, *, fetch: bool = True
+    model: str | None, args: Mapping[str, Any] | None, *, fetch: bool = True, store: bool = True
 ) -> dict[str, ModelConfig | None]:
     """{"model": row, "draft": row or None} for a profile's model and speculative draft model; with
-    ``fetch=False`` only what is stored already (None for the rest)."""
+    ``fetch=False`` only what is stored already (None for the rest); with ``store=False`` (a dry run) what is
+    fetched is kept in the cache only (:func:`model_config_peek`)."""
     rows: dict[str, ModelConfig | None] = {"model": None, "draft": None}
     for ref in modelhub.model_refs(model, args):
-        if fetch:
+        if not fetch:
+            rows[ref.role] = model_config_stored(ref.repo, ref.revision)
+        elif store:
             rows[ref.role] = model_config_for(ref)
         else:
-            rows[ref.role] = model_config_stored(ref.repo, ref.revision)
+            rows[ref.role] = model_config_peek(ref)
     return rows
 
 

@@ -30,10 +30,6 @@ SORT_LABELS = {
 PAGE_SIZES = (25, 50, 100)
 
 
-def _release_choices(first_label: str) -> list[tuple[str, str]]:
-    return [("", first_label)] + [(v, v) for v in releases_ordered().values_list("version", flat=True)]
-
-
 class ListOptionsForm(forms.Form):
     """How the list page orders and pages the profiles (what it shows is ``filters.ProfileFilter``)."""
 
@@ -54,7 +50,13 @@ class ProfileForm(forms.Form):
     team = forms.ChoiceField(label="Team")
     name = forms.CharField(label="Name", max_length=200)
     kind = forms.ChoiceField(label="Kind", choices=Profile.Kind.choices)
-    vllm_version = forms.ChoiceField(label="Target vLLM release", required=False)
+    vllm_version = forms.ChoiceField(
+        label="Target vLLM release",
+        required=False,
+        initial="",
+        help_text="Follow the fleet (the default) to move with it. Pick a release to pin it: not moved "
+        "with the fleet, out of the fleet's re-checks and alerts.",
+    )
     description = forms.CharField(
         label="Description", required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
@@ -87,7 +89,11 @@ class ProfileForm(forms.Form):
     ):
         super().__init__(*args, **kwargs)
         self.fields["team"].choices = [(slug, slug) for slug in teams]
-        self.fields["vllm_version"].choices = _release_choices(f"follow the fleet ({fleet_version})")
+        self.fields["vllm_version"].choices = [("", f"follow the fleet ({fleet_version})")] + [
+            (version, f"{version} (pinned: not moved with the fleet)")
+            for version in releases_ordered().values_list("version", flat=True)
+        ]
+        self.fields["vllm_version"].widget.attrs["aria-describedby"] = "id_vllm_version-help"
         default = f"the team's default ({team_node_type})" if team_node_type else "the team's default"
         self.fields["node_type"].choices = [("", default)] + [(n.name, str(n)) for n in node_types()]
         if editing:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from hub import services as hub_services
 from validation.errors import DomainError, UnknownRelease
 from validation.models import Verdict as VerdictRecord
 from validation.models import VerdictRule, VllmRelease
-from validation.selectors import catalog_for, reference_pinned, release_get, waived_rule_ids
+from validation.selectors import catalog_for, fleet_release, reference_pinned, release_get, waived_rule_ids
 from validation.services.rechecks import recheck_start
 from validation.services.verdicts import (
     effective_release,
@@ -241,12 +242,14 @@ def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = T
         name = (data.node_type or "").strip()
         profile.node_type = _node_type(name) if name else None
     if not profile.name:
-        raise DomainError("a profile needs a name", field="name")
+        made = profile_name_from_model(profile.model_name)
+        hint = f" ({made!r} would do, made from its model)" if made else ""
+        raise DomainError(f"a profile needs a name{hint}", field="name")
     if not profile.model_name:
         raise DomainError("a profile needs a model (the positional model of `vllm serve`)", field="model")
     if not profile.kind:
         raise DomainError("kind must be 'serving' or 'collection'", field="kind")
-    model_sources_resolve(profile, fetch=fetch_models)
+    model_sources_resolve(profile, fetch=fetch_models, store=False)
 
 
 def _release_from_image(profile: Profile, command: str) -> str | None:
@@ -281,17 +284,28 @@ def _node_type(name: str):
         raise DomainError(exc.message, field=exc.field) from exc
 
 
-def model_sources_resolve(profile: Profile, *, refresh: bool = False, fetch: bool = True) -> None:
-    """Point the profile at the stored config.json of its model and draft model, fetching what is missing
-    (a save, never a re-check; ``fetch=False``: what is stored only, for the form's live findings). A config
-    pasted with the profile still wins in the document."""
+def model_sources_resolve(
+    profile: Profile, *, refresh: bool = False, fetch: bool = True, store: bool = True
+) -> None:
+    """Point the profile at the config.json of its model and draft model, fetching what is missing (a save
+    or a dry run, never a re-check; ``fetch=False``: what is stored only, for the form's live findings).
+    With ``store=False`` what is fetched is not stored (a dry run, or a save before it is known to go
+    through: :func:`_model_sources_keep` stores it then). A config pasted with the profile still wins."""
     if engine_intake.unknown_reference(profile.model_name):
         profile.model_source = profile.draft_source = None  # `vllm serve $MODEL`: no model to look up
         return
     if refresh:
         hub_services.model_sources_refresh(profile.model_name, profile.engine_args)
-    rows = hub_services.model_sources_resolve(profile.model_name, profile.engine_args, fetch=fetch)
+    rows = hub_services.model_sources_resolve(
+        profile.model_name, profile.engine_args, fetch=fetch, store=store
+    )
     profile.model_source, profile.draft_source = rows["model"], rows["draft"]
+
+
+def _model_sources_keep(profile: Profile) -> None:
+    """The save goes through: store the model configs its dry run fetched (kept in the cache until now)."""
+    profile.model_source = hub_services.model_config_keep(profile.model_source)
+    profile.draft_source = hub_services.model_config_keep(profile.draft_source)
 
 
 def _active_waivers(profile: Profile) -> list[str]:
@@ -326,6 +340,7 @@ def profile_create(
             raise ProfileInvalid(verdict)
         if source is not None:
             profile.source = source
+        _model_sources_keep(profile)
         try:
             _store_new(profile, actor=actor, verdict=verdict, release=release, cause_detail=cause_detail)
         except IntegrityError as exc:
@@ -474,6 +489,7 @@ def profile_update(
         verdict, release = profile_check(profile, waived=_active_waivers(profile))
     if not verdict.valid:
         raise ProfileInvalid(verdict)
+    _model_sources_keep(profile)
     if profile_snapshot(profile) == before:
         if sources != (profile.model_source_id, profile.draft_source_id):
             _model_sources_store(profile, actor=actor, verdict=verdict, release=release)
@@ -730,10 +746,45 @@ def profile_dry_run_found(
     """``profile_dry_run`` and where the intake step found the launch in a command text (its "found"
     record: form, line, image, release, environment, variables, notes), None for config and engine_args."""
     profile = Profile(kind=data.kind or "serving", name=data.name or "(dry run)", revision=0, team=team)
+    if not (data.name or "").strip():
+        # A dry run needs no name (the form checks what is typed before a name is): only a save asks for one.
+        data = copy.copy(data)
+        data.provided = data.provided - {"name"}
     with reference_pinned(stamp):  # one query (or none) for the release, the fleet and the rule set
         _apply_input(profile, data, fetch_models=fetch_models)
         verdict, _ = profile_check(profile)
     return verdict, getattr(profile, "intake_found", None)
+
+
+def profile_name_from_model(model: str | None) -> str:
+    """A profile name made from a model id: its last path part, lower-case, every run of other characters
+    than letters and digits made one dash (``meta-llama/Llama-3.1-8B-Instruct`` -> ``llama-3-1-8b-instruct``);
+    "" when nothing is left."""
+    last = (model or "").strip().rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"[^a-z0-9]+", "-", last.lower()).strip("-")[:200]
+
+
+def profile_name_suggest(data: ProfileInput, *, team: Team | None = None) -> str:
+    """The name to offer for a profile being typed without one: made from its model (the command's or the
+    config's, else the ``model`` field), unique in ``team`` (``-2``, ``-3``... added); "" when no model can
+    be read from it."""
+    model = (data.model or "").strip()
+    if not model and (data.command or data.config):
+        version = (data.vllm_version or "").strip()
+        try:
+            release = release_get(version) if version else fleet_release()
+            model = parse_arguments(release=release, command=data.command, config=data.config)["model"] or ""
+        except DomainError:
+            return ""
+    base = profile_name_from_model(str(model))
+    if not base or team is None:
+        return base
+    taken = set(Profile.objects.filter(team=team, name__startswith=base).values_list("name", flat=True))
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
 
 
 def input_shape(text: str) -> str:
@@ -809,12 +860,118 @@ def snapshot_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[d
     return rows
 
 
-def _finding_fix(profile: Profile, rule_id: str) -> dict[str, Any]:
+def _finding(profile: Profile, rule_id: str) -> dict[str, Any]:
     verdict = getattr(profile, "verdict", None)
     for finding in verdict.findings if verdict else ():
-        if finding.get("rule") == rule_id and finding.get("fix"):
-            return finding["fix"]
+        if finding.get("rule") == rule_id and finding_fix_options(finding, profile.engine_args):
+            return finding
     raise DomainError(f"the profile has no finding of rule {rule_id!r} with a mechanical fix", code="no_fix")
+
+
+@dataclass
+class FixOption:
+    """One of a finding's listed solutions: ``fix`` is the change that applies it to the engine arguments
+    ({"set": {...}, "unset": [...]}), None when it is done by hand (the editor)."""
+
+    index: int
+    text: str
+    fix: dict[str, Any] | None
+
+
+_NAME = r"(--[a-z0-9][a-z0-9-]*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)"
+_UNSET = re.compile(rf"\b(?:remove|drop|unset|disable) {_NAME}", re.IGNORECASE)
+_SET = re.compile(rf"^set {_NAME} to ([^\s,;]+?)\.?$", re.IGNORECASE)
+_USE = re.compile(r"\buse ([a-z_][a-z0-9_]*)=('?)([A-Za-z0-9_.-]+)\2")
+_RELEASE = re.compile(r"^(?:upgrade to|target|pin the profile to) vLLM (\d+\.\d+\.\d+)", re.IGNORECASE)
+
+
+def _arg_name(text: str) -> str:
+    return text.removeprefix("--").replace("-", "_")
+
+
+def _has_arg(args: Mapping[str, Any], dotted: str) -> bool:
+    value: Any = args
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return False
+        value = value[part]
+    return True
+
+
+def _said_fix(text: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The change a solution's text says in so many words, read from its first alternative (what comes
+    before ", or"): "Upgrade to vLLM 0.32.0" (pins that release), "Set name to value", "remove/drop/disable
+    --flag or a.b" (of an argument the profile gives), "use name='value'"."""
+    first = re.split(r",? or (?=[a-z]+ )", text, maxsplit=1)[0].strip()
+    if match := _RELEASE.match(first):
+        return {"release": match.group(1)}
+    if match := _SET.match(first):
+        raw = match.group(2)
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        return {"set": {_arg_name(match.group(1)): value}}
+    unset = [name for name in (_arg_name(m.group(1)) for m in _UNSET.finditer(first)) if _has_arg(args, name)]
+    values = {m.group(1): m.group(3) for m in _USE.finditer(first)}
+    if not unset:
+        return None  # "use x=y" alone may be about an argument of another deployment
+    return {"unset": unset, **({"set": values} if values else {})}
+
+
+def _mentions(text: str, fix: Mapping[str, Any]) -> int:
+    """How many of the arguments a fix changes the text names (as an argument name or a flag)."""
+    keys = [*(fix.get("unset") or ()), *(fix.get("set") or {})]
+    lowered = text.lower()
+    return sum(
+        1
+        for key in keys
+        if any(form in lowered for form in (str(key), str(key).replace("_", "-"), str(key).split(".")[-1]))
+    )
+
+
+def finding_fix_options(finding: Mapping[str, Any], args: Mapping[str, Any]) -> list[FixOption]:
+    """Every listed solution of a finding (a stored finding's dict), each with the change that applies it
+    when there is one: the rule's mechanical fix goes with the solution that names what it changes, a
+    solution that says "Remove --x" or "Set x to 1" in so many words gets that change. Empty when none of
+    them can be applied mechanically (a fix with no solution listed is one option of its own)."""
+    texts = [str(t) for t in finding.get("solutions") or ()]
+    options = [FixOption(i, text, _said_fix(text, args)) for i, text in enumerate(texts)]
+    rule_fix = finding.get("fix")
+    if rule_fix:
+        scores = [_mentions(o.text, rule_fix) for o in options]
+        if scores and max(scores) > 0:
+            options[scores.index(max(scores))].fix = copy.deepcopy(dict(rule_fix))
+        else:
+            changes = [f"remove {k}" for k in rule_fix.get("unset") or ()]
+            changes += [f"set {k} to {json.dumps(v)}" for k, v in (rule_fix.get("set") or {}).items()]
+            options.insert(
+                0, FixOption(0, "The rule's fix: " + ", ".join(changes), copy.deepcopy(dict(rule_fix)))
+            )
+            for i, option in enumerate(options):
+                option.index = i
+    if not any(o.fix for o in options):
+        return []
+    return options
+
+
+def _chosen(options: list[FixOption], solution: int | None) -> FixOption:
+    """The option a user chose (by its index), or, when none was chosen, the first that applies."""
+    if solution is None:
+        return next(o for o in options if o.fix)
+    if not 0 <= solution < len(options):
+        raise DomainError(
+            f"no solution {solution}: this finding lists {len(options)} (0 to {len(options) - 1})",
+            field="solution",
+        )
+    if options[solution].fix is None:
+        raise DomainError(
+            f"solution {solution} ({options[solution].text}) is not a change that can be applied for you: "
+            "edit the profile",
+            field="solution",
+            code="no_fix",
+        )
+    return options[solution]
 
 
 @dataclass
@@ -824,15 +981,34 @@ class FixPreview:
     engine_args: dict[str, Any]
     diff: list[dict[str, Any]]
     verdict: Verdict
+    options: list[FixOption] = field(default_factory=list)
+    solution: int = 0
 
 
-def profile_fix_preview(*, profile: Profile, rule_id: str) -> FixPreview:
-    """What applying a finding's fix would change, and the verdict after it; nothing is saved."""
-    fix = _finding_fix(profile, rule_id)
-    new_args = engine_args_apply_fix(profile.engine_args, fix)
-    candidate = profile_copy(profile, engine_args=new_args)
+def profile_fix_preview(*, profile: Profile, rule_id: str, solution: int | None = None) -> FixPreview:
+    """What applying one of a finding's solutions would change (``solution``: its index among the listed
+    ones; None: the first that applies), and the verdict after it; nothing is saved."""
+    options = finding_fix_options(_finding(profile, rule_id), profile.engine_args)
+    chosen = _chosen(options, solution)
+    new_args = engine_args_apply_fix(profile.engine_args, chosen.fix)
+    changes: dict[str, Any] = {"engine_args": new_args}
+    if chosen.fix.get("release"):
+        changes["vllm_release"] = release_get(chosen.fix["release"])
+    candidate = profile_copy(profile, **changes)
     verdict, _ = profile_check(candidate, waived=_active_waivers(profile))
-    return FixPreview(rule_id, fix, new_args, mapping_diff(profile.engine_args, new_args), verdict)
+    diff = mapping_diff(profile.engine_args, new_args)
+    if "vllm_release" in changes:
+        pinned = profile.vllm_release.version if profile.vllm_release else ""
+        after = f"{chosen.fix['release']} (pinned: not moved with the fleet)"
+        diff.append(
+            {
+                "key": "vllm_version",
+                "change": "changed",
+                "before": pinned or "follows the fleet",
+                "after": after,
+            }
+        )
+    return FixPreview(rule_id, chosen.fix, new_args, diff, verdict, options, chosen.index)
 
 
 @dataclass
@@ -882,11 +1058,21 @@ def _input_values(data: ProfileInput) -> dict[str, Any]:
 
 
 def profile_apply_fix(
-    *, actor, profile: Profile, rule_id: str, expected_revision: int | None = None
+    *,
+    actor,
+    profile: Profile,
+    rule_id: str,
+    solution: int | None = None,
+    expected_revision: int | None = None,
 ) -> tuple[Profile, Verdict]:
-    """Save the profile with a finding's fix applied (validated and conflict-checked like any edit)."""
-    new_args = engine_args_apply_fix(profile.engine_args, _finding_fix(profile, rule_id))
+    """Save the profile with one of a finding's solutions applied (``solution``: its index among the listed
+    ones; None: the first that applies), validated and conflict-checked like any edit."""
+    chosen = _chosen(finding_fix_options(_finding(profile, rule_id), profile.engine_args), solution)
+    new_args = engine_args_apply_fix(profile.engine_args, chosen.fix)
     data = ProfileInput(engine_args=new_args, env=dict(profile.env), provided={"engine_args", "env"})
+    if chosen.fix.get("release"):  # "upgrade to vLLM x": the profile is pinned to it, as its option says
+        data.vllm_version = chosen.fix["release"]
+        data.provided.add("vllm_version")
     return profile_update(actor=actor, profile=profile, data=data, expected_revision=expected_revision)
 
 

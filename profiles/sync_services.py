@@ -16,7 +16,15 @@ from validation.services.alerts import alerts_create_for_change
 from vllmcheck.engine.types import Verdict
 
 from .models import Profile, Team
-from .services import ProfileInput, _active_waivers, _apply_input, _store, profile_check, profile_snapshot
+from .services import (
+    ProfileInput,
+    _active_waivers,
+    _apply_input,
+    _model_sources_keep,
+    _store,
+    profile_check,
+    profile_snapshot,
+)
 
 REMOVED = "git-removed"  # the source type of a profile whose file (or container) left the repository
 
@@ -44,6 +52,7 @@ def profile_sync_save(
     verdict, release = profile_check(profile, waived=_active_waivers(profile))
     if not created and profile_snapshot(profile) == before and profile.source == source:
         return profile, verdict, None
+    _model_sources_keep(profile)  # a synced profile is stored, valid or not
     with transaction.atomic():
         if not created:
             profile.revision += 1

@@ -13,6 +13,7 @@ urlpatterns = [
     path("teams/<slug:slug>/members/<int:member_id>/", views.team_member_update, name="team-member"),
     path("profiles/validate/", views.profile_validate, name="validate"),
     path("profiles/fix-source/", views.profile_source_fix, name="source-fix"),
+    path("profiles/name-field/", views.profile_name_field, name="name-field"),
     path("profiles/import/", views.profile_import_manifest, name="import-manifest"),
     path("profiles/<int:pk>/", views.profile_detail, name="detail"),
     path("profiles/<int:pk>/edit/", views.profile_edit, name="edit"),

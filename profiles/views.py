@@ -12,7 +12,7 @@ from datetime import datetime, time
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, QueryDict
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -282,8 +282,46 @@ def _live_context(form: ProfileForm, team: Team | None = None) -> dict:
         parsed = services.parse_arguments(release=release, command=data.command, config=data.config)
         verdict = services.profile_dry_run(data=data, fetch_models=False, team=team)
     except DomainError as exc:
-        return {"parse_error": exc.message}
-    return {**_verdict_context(verdict, parsed["args"]), "notes": parsed["notes"]}
+        if exc.code == "parse_error":
+            return {"parse_error": exc.message}
+        # Not the text's fault (no model, an unknown release...): said as a problem of that field.
+        return {"problem": exc.message, "problem_field": exc.field or ""}
+    live = {**_verdict_context(verdict, parsed["args"]), "notes": parsed["notes"]}
+    if not (data.name or "").strip():
+        live["name_suggestion"] = services.profile_name_suggest(data, team=team)
+    return live
+
+
+def _name_missing(form: ProfileForm, team: Team | None) -> None:
+    """A form saved without a name: the error says so on the name field, and a name made from the model is
+    filled in (kept or changed by the user, then saved again)."""
+    if (form.data.get("name") or "").strip() or not form.data.get("source"):
+        return
+    suggestion = services.profile_name_suggest(form.profile_input(for_validation=True), team=team)
+    if not suggestion:
+        return
+    form.errors["name"] = form.error_class(
+        [
+            f"A profile needs a name. {suggestion!r} is filled in, made from its model: "
+            "keep it or change it, then save."
+        ]
+    )
+    form.data = form.data.copy()
+    form.data["name"] = suggestion
+
+
+@login_required
+@require_POST
+def profile_name_field(request):
+    """The form's name input filled with the name suggested from its model (the live panel's "Use this
+    name"), for htmx to put in place of the empty one; posted with the form, as the live check is."""
+    form = ProfileForm(request.POST, **_form_kwargs(request, editing=True))
+    team = Team.objects.filter(slug=request.POST.get("team") or "").first()
+    suggestion = services.profile_name_suggest(form.profile_input(for_validation=True), team=team)
+    filled = ProfileForm(initial={"name": suggestion}, **_form_kwargs(request, editing=True))
+    response = HttpResponse(str(filled["name"]))
+    response["HX-Trigger-After-Swap"] = "name-filled"  # the live panel checks again, with the name
+    return response
 
 
 def _verdict_context(verdict, args: dict) -> dict:
@@ -353,6 +391,8 @@ def profile_create(request):
             else:
                 messages.success(request, f"Created {profile} ({verdict.state}).")
                 return redirect("profiles:detail", pk=profile.pk)
+        else:
+            _name_missing(form, Team.objects.filter(slug=form.data.get("team") or "").first())
     return render(request, "profiles/form.html", {"form": form, "live": live, "creating": True})
 
 
@@ -399,6 +439,8 @@ def profile_edit(request, pk: int):
                     request, f"Saved revision {profile.revision} of {profile} ({verdict.state})."
                 )
                 return redirect("profiles:detail", pk=profile.pk)
+        else:
+            _name_missing(form, profile.team)
     else:
         live = _live_context(ProfileForm(initial, **kwargs), team=profile.team)
     context = {"form": form, "live": live, "profile": profile, "conflict": conflict, "creating": False}
@@ -445,15 +487,26 @@ def _conflict_context(pk: int, expected: int | None, exc) -> dict:
 
 @login_required
 def profile_fix(request, pk: int, rule_id: str):
+    """A finding's solutions to choose from (a radio list), what the chosen one changes and the verdict after
+    it; POST saves it as the next revision."""
     profile = _visible_profile(request, pk)
     if not permissions.can_edit_team(request.user, profile.team_id):
         raise PermissionDenied("you may not edit profiles of this team")
     error = None
-    if request.method == "POST":
+    params = request.POST if request.method == "POST" else request.GET
+    try:
+        solution = int(params["solution"]) if params.get("solution") not in (None, "") else None
+    except ValueError:
+        solution, error = None, f"solution must be a number, not {params.get('solution')!r}"
+    if request.method == "POST" and error is None:
         try:
             expected = int(request.POST.get("revision", profile.revision))
             profile, verdict = services.profile_apply_fix(
-                actor=request.user, profile=profile, rule_id=rule_id, expected_revision=expected
+                actor=request.user,
+                profile=profile,
+                rule_id=rule_id,
+                solution=solution,
+                expected_revision=expected,
             )
         except (ValueError, DomainError) as exc:
             error = getattr(exc, "message", str(exc))
@@ -464,10 +517,13 @@ def profile_fix(request, pk: int, rule_id: str):
             )
             return redirect("profiles:detail", pk=profile.pk)
     try:
-        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id)
+        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id, solution=solution)
     except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect("profiles:detail", pk=profile.pk)
+        if exc.field != "solution":
+            messages.error(request, exc.message)
+            return redirect("profiles:detail", pk=profile.pk)
+        error = exc.message
+        preview = services.profile_fix_preview(profile=profile, rule_id=rule_id)
     context = {
         "profile": profile,
         "preview": preview,

@@ -277,6 +277,35 @@ class TeamSerializer(StrictFields, serializers.ModelSerializer):
         ]
 
 
+class FixRequestSerializer(StrictFields, serializers.Serializer):
+    rule = serializers.CharField(help_text="The rule id of the finding to fix.")
+    solution = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        help_text="Which of the finding's listed solutions to apply (its index, from 0; GET .../fix/?rule= "
+        "lists them). Omitted: the first that can be applied.",
+    )
+    revision = serializers.IntegerField(
+        required=False, allow_null=True, help_text="The revision fixed: refused (409) if it changed since."
+    )
+
+
+class FixOptionSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    text = serializers.CharField()
+    fix = serializers.JSONField(allow_null=True, help_text="The change it makes; null: done by hand.")
+
+
+class FixPreviewSerializer(serializers.Serializer):
+    rule = serializers.CharField(source="rule_id")
+    solution = serializers.IntegerField(help_text="The solution previewed.")
+    solutions = FixOptionSerializer(many=True, source="options")
+    engine_args = serializers.JSONField(help_text="The engine arguments after it.")
+    diff = serializers.JSONField()
+    state = serializers.CharField(source="verdict.state", help_text="The profile's state after it.")
+
+
 class TeamNodeTypeSerializer(StrictFields, serializers.Serializer):
     node_type = serializers.CharField(allow_blank=True, help_text="A node type's name; empty: none.")
 

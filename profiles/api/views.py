@@ -29,6 +29,8 @@ from validation.services import waivers as waiver_services
 
 from .serializers import (
     FindingsDocumentSerializer,
+    FixPreviewSerializer,
+    FixRequestSerializer,
     ImportSerializer,
     ManifestImportErrorSerializer,
     ManifestImportResultSerializer,
@@ -401,6 +403,50 @@ class ProfileViewSet(viewsets.ModelViewSet):
         """Fetch the model's and draft model's config.json again; re-check the profiles that read them."""
         profile = self.get_object()
         services.profile_model_refresh(actor=request.user, profile=profile)
+        return self._output(profile)
+
+    @extend_schema(
+        methods=["GET"],
+        parameters=[
+            OpenApiParameter("rule", str, required=True, description="The rule id of the finding."),
+            OpenApiParameter("solution", int, description="The solution to preview (default: the first)."),
+        ],
+        responses=FixPreviewSerializer,
+    )
+    @extend_schema(
+        methods=["POST"],
+        request=FixRequestSerializer,
+        responses={200: ProfileSerializer},
+        examples=[
+            example(
+                "Apply the first listed solution of a finding",
+                {"rule": "policy-collection-no-speculative", "solution": 0},
+            )
+        ],
+    )
+    @action(detail=True, methods=["get", "post"])
+    def fix(self, request, pk=None):
+        """A finding's listed solutions, each with the change that applies it (null: done by hand); GET
+        previews one (``solution``: its index) with the state after it, POST saves it as the next revision."""
+        profile = self.get_object()
+        if request.method == "GET":
+            query = FixRequestSerializer(data=request.query_params.dict())
+            query.is_valid(raise_exception=True)
+            preview = services.profile_fix_preview(
+                profile=profile,
+                rule_id=query.validated_data["rule"],
+                solution=query.validated_data.get("solution"),
+            )
+            return Response(FixPreviewSerializer(preview).data)
+        body = FixRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        profile, _ = services.profile_apply_fix(
+            actor=request.user,
+            profile=profile,
+            rule_id=body.validated_data["rule"],
+            solution=body.validated_data.get("solution"),
+            expected_revision=body.validated_data.get("revision"),
+        )
         return self._output(profile)
 
     @extend_schema(request=None, responses={200: WaiverSerializer})

@@ -29,6 +29,13 @@ def test_every_operation_with_a_body_has_an_example_that_works(staff_api, team, 
             {"name": "p", "kind": "collection", "vllm_version": "0.32.0", "command": SEED_COMMAND}
         ),
     )
+    fixable, _ = profile_create(
+        actor=team.memberships.get(role="admin").user,
+        team=team,
+        data=ProfileInput.from_mapping(
+            {"name": "fixable", "kind": "collection", "vllm_version": "0.32.0", "command": SEED_COMMAND}
+        ),
+    )
     draft = staff_api.post("/api/v1/rulesets/", {}, format="json").json()["id"]
     ids = {"{id}": str(draft), "{slug}": team.slug}
     missing, failed = [], []
@@ -40,7 +47,9 @@ def test_every_operation_with_a_body_has_an_example_that_works(staff_api, team, 
             continue
         url = path.replace("{id}", str(profile.pk)) if path.startswith("/api/v1/profiles/") else path
         collection = path.split("{id}")[0]
-        if "{id}" in url and collection in created:
+        if path.endswith("/fix/"):  # its example names a finding that the other examples' edits remove
+            url = path.replace("{id}", str(fixable.pk))
+        elif "{id}" in url and collection in created:
             url = url.replace("{id}", str(created[collection]))
         for key, value in ids.items():
             url = url.replace(key, value)

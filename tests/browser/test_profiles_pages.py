@@ -148,5 +148,5 @@ def test_profile_turns_invalid_when_the_fleet_moves_then_gets_fixed(user_page, u
     ).click()
     expect(page.locator("table.diff")).to_contain_text("speculative_config")
     screenshot(page, "fix-preview")
-    page.get_by_role("button", name="Save as revision 2").click()
+    page.get_by_role("button", name="Save solution 1 as revision 2").click()
     expect(page.locator("#profile-state")).not_to_have_text("invalid")

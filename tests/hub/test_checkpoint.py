@@ -5,6 +5,7 @@ a refusal) when the profile does not let the product see those files."""
 
 import pytest
 
+from hub import services as hub_services
 from hub.models import ModelConfig
 from vllmcheck import modelhub
 
@@ -41,6 +42,12 @@ def validate(api, command, version="0.33.0", **extra):
     return response.json()
 
 
+def kept(repo):
+    """What a dry run learnt of ``repo``: kept in Django's cache (a dry run stores no model config)."""
+    assert not ModelConfig.objects.filter(repo=repo).exists(), "a dry run stored a model config"
+    return hub_services.model_config_peek(modelhub.ModelRef("model", repo, repo, ""))
+
+
 def messages(body, rule):
     return [(f["severity"], f["message"]) for f in findings(body, rule)]
 
@@ -50,7 +57,7 @@ def test_awq_on_an_unquantized_checkpoint_is_refused_with_vllms_message(api, hf_
     body = validate(api, f"vllm serve {QWEN} --quantization awq")
     assert body["valid"] is False
     assert messages(body, QUANT_RULE) == [("error", AWQ_MESSAGE)]
-    row = ModelConfig.objects.get(repo=QWEN)
+    row = kept(QWEN)
     assert row.files == ["config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"]
     # gptq looks for quantize_config.json only: the same checkpoint is refused in gptq's words
     gptq = validate(api, f"vllm serve {QWEN} --quantization gptq")
@@ -98,8 +105,8 @@ def test_a_config_stored_before_the_files_were_read_is_read_again(api, hf_cache)
         repo=QWEN, revision="", config=QWEN25_7B, source="cache", fetched_at=an_hour_ago
     )
     body = validate(api, f"vllm serve {QWEN} --quantization awq")
-    assert messages(body, QUANT_RULE) == [("error", AWQ_MESSAGE)]
-    assert ModelConfig.objects.get(repo=QWEN).files is not None
+    assert messages(body, QUANT_RULE) == [("error", AWQ_MESSAGE)]  # the files were read again for it ...
+    assert ModelConfig.objects.get(repo=QWEN).files is None  # ... and the stored row left as it was
 
 
 def test_deepseek_r1_parser_on_a_tokenizer_without_think_tokens(api, hf_cache):
@@ -107,7 +114,7 @@ def test_deepseek_r1_parser_on_a_tokenizer_without_think_tokens(api, hf_cache):
     body = validate(api, f"vllm serve {QWEN} --reasoning-parser deepseek_r1")
     assert body["valid"] is False
     assert messages(body, THINK_RULE) == [("error", think_message("DeepSeekR1ReasoningParser"))]
-    assert ModelConfig.objects.get(repo=QWEN).tokens["<think>"] is False
+    assert kept(QWEN).tokens["<think>"] is False
 
 
 def test_think_tokens_in_the_tokenizer_are_accepted(api, hf_cache):
@@ -204,7 +211,7 @@ def test_sentence_transformers_max_seq_length_is_the_models_length(api, hf_cache
         "User-specified max_model_len (512) is greater than the derived max_model_len "
         "(max_position_embeddings=256 or model_max_length=None in model's config.json)."
     )
-    assert ModelConfig.objects.get(repo=MINILM).encoder_config == {
+    assert kept(MINILM).encoder_config == {
         "max_seq_length": 256,
         "do_lower_case": False,
     }
@@ -218,7 +225,7 @@ def test_without_a_sentence_transformers_config_the_length_is_not_claimed(api, h
     assert (
         findings(validate(api, f"vllm serve {MINILM} --max-model-len 512", version="0.27.1"), LEN_RULE) == []
     )
-    assert ModelConfig.objects.get(repo=MINILM).encoder_config is None
+    assert kept(MINILM).encoder_config is None
 
 
 def test_the_first_sentence_transformers_file_vllm_reads_wins_and_needs_max_seq_length(tmp_path):
@@ -249,7 +256,7 @@ def test_a_pooling_encoders_length_is_capped_by_its_tokenizers_model_max_length(
     ((severity, message),) = messages(body, LEN_RULE)
     assert severity == "error"
     assert "(max_position_embeddings=8192 or model_max_length=None in model's config.json)" in message
-    assert ModelConfig.objects.get(repo=RERANKER).tokenizer_max_length == 8192
+    assert kept(RERANKER).tokenizer_max_length == 8192
     assert (
         findings(validate(api, f"vllm serve {RERANKER} --max-model-len 8192", version="0.34.0"), LEN_RULE)
         == []

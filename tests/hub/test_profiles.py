@@ -91,14 +91,15 @@ def test_acceptance_api_save_gets_the_same_finding(api, team, hf_cache):
     (finding,) = findings(response.json(), HEADS_RULE)
     assert finding["severity"] == "error"
     assert_heads([finding["message"]], 28, 8)
-    stored = ModelConfig.objects.get(repo=QWEN, revision="")
-    assert (stored.source, stored.config["num_attention_heads"]) == ("cache", 28)
+    assert not ModelConfig.objects.exists()  # a refused save stores nothing, not even the model's config
     assert not Profile.objects.exists()
     # a divisor of 28 is accepted, and the document carries the architecture from config.json
     ok = create(api, team, f"vllm serve {QWEN} -tp 4", name="tp4")
     assert ok.status_code == 201, ok.content
     assert findings(ok.json(), HEADS_RULE) == []
     assert ok.json()["model_source"]["source"] == "cache"
+    stored = ModelConfig.objects.get(repo=QWEN, revision="")  # stored with the profile that reads it
+    assert (stored.source, stored.config["num_attention_heads"]) == ("cache", 28)
 
 
 def test_the_dry_run_and_import_resolve_too(api, team, hf_cache):
@@ -234,6 +235,10 @@ def test_online_hub_fetch_404_and_timeout_through_the_api(api, team, fake_hub, m
     fake_hub.add(QWEN, QWEN25_7B)
     fetched = create(api, team, f"vllm serve {QWEN} -tp 8", name="online")
     assert fetched.status_code == 400
+    assert not ModelConfig.objects.filter(repo=QWEN).exists()  # refused: nothing stored
+    fake_hub.requests.clear()
+    kept = create(api, team, f"vllm serve {QWEN} -tp 4", name="online")
+    assert kept.status_code == 201 and fake_hub.requests == []  # the refused save's fetch was cached
     assert ModelConfig.objects.get(repo=QWEN).source == "hub"
     absent = create(api, team, "vllm serve Org/Absent -tp 8", name="absent")
     (note,) = findings(absent.json(), "model-config-unavailable")

@@ -225,5 +225,9 @@ def test_the_admission_webhook_does_not_read_a_local_directory_either(tmp_path):
     response = APIClient().post("/api/v1/admission/", body, format="json")  # the API server: no user
     assert response.status_code == 200, response.content
     assert CANARY not in response.content.decode() and "(30)" not in response.content.decode()
-    (row,) = ModelConfig.objects.filter(repo=str(folder))
-    assert row.config is None and NOT_READ in row.error
+    assert not ModelConfig.objects.filter(repo=str(folder)).exists()  # a review is a dry run: nothing stored
+    from hub.services import model_config_peek
+    from vllmcheck.modelhub import ModelRef
+
+    seen = model_config_peek(ModelRef("model", str(folder), str(folder), ""))  # what the review read
+    assert seen.config is None and NOT_READ in seen.error

@@ -505,7 +505,7 @@ def test_large_fleet_previews_are_computed_by_a_worker_and_the_page_polls(
     assert len(callbacks) == 1  # scheduled once, not once per look
     preview_task(draft.pk, None)
     ready = client.get(url)
-    assert b"Evaluating" not in ready.content and b"profiles checked" in ready.content
+    assert b"Evaluating" not in ready.content and b" checked</div>" in ready.content
     confirm = client.get(f"/rulesets/{draft.number}/publish/")
     assert b"will become invalid" in confirm.content
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -523,7 +523,7 @@ def test_fleet_change_is_confirmed_with_the_previews_counts(staff_client, user, 
     assert page.status_code == 200
     body = page.content.decode()
     assert f"Move the fleet from vLLM {before} to vLLM 0.31.0?" in body
-    assert "1 profile pinned to another release is not affected" in body
+    assert "1 profile pinned to another release is not re-checked and not moved" in body
     assert 'action="/releases/fleet/"' in body and 'value="0.31.0"' in body
     assert FleetSettings.objects.get().default_release.version == before  # nothing changed yet
     assert not Recheck.objects.exists()

@@ -133,7 +133,12 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
     outcome: dict[str, Any] = {
         "ruleset": compiled.version_id,
         "release": release.version if release else None,
-        "total": 0,
+        "total": 0,  # every profile looked at, those not affected included
+        # The profiles the change re-checks (what its re-check counts): those that follow the fleet and,
+        # for a release, those pinned to it; the outcome counts and ``unchanged`` add up to it.
+        "checked": 0,
+        "follows_fleet": 0,
+        "pinned_to_release": 0,
         "unchanged": 0,
         "counts": {
             "would_become_invalid": 0,
@@ -163,6 +168,8 @@ def _evaluate(ruleset, release, fleet, queryset, waivers) -> dict[str, Any]:
                     )
                 continue
             target = release or releases.get(row.release_id) or fleet
+            outcome["checked"] += 1
+            outcome["follows_fleet" if row.release_id is None else "pinned_to_release"] += 1
             doc_key = reader.key(row, target, waivers.get(row.pk, ()))
             after = evaluated.get(doc_key)
             if after is None:
