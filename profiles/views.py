@@ -451,11 +451,14 @@ def profile_fix(request, pk: int, rule_id: str):
     if request.method == "POST":
         try:
             expected = int(request.POST.get("revision", profile.revision))
+        except ValueError:
+            expected = -1  # no revision matches: the service answers that the profile changed meanwhile
+        try:
             profile, verdict = services.profile_apply_fix(
                 actor=request.user, profile=profile, rule_id=rule_id, expected_revision=expected
             )
-        except (ValueError, DomainError) as exc:
-            error = getattr(exc, "message", str(exc))
+        except DomainError as exc:
+            error = exc.message
             profile = _visible_profile(request, pk)
         else:
             messages.success(
