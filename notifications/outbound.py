@@ -38,9 +38,15 @@ def _allowed_hosts() -> set[str]:
 
 def check_url(url: str) -> None:
     """The URL's form: ``https://`` and a host (resolution is checked when posting)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.hostname  # noqa: B018 - a malformed host ("https://[x") raises
+    except ValueError as exc:
+        raise TargetRefused("url: not a URL") from exc
     if parts.scheme != "https":
         raise TargetRefused("url: only https:// URLs are allowed")
+    if len(url) > 2000:
+        raise TargetRefused("url: longer than 2000 characters")
     if not parts.hostname:
         raise TargetRefused("url: no host name")
     if parts.username or parts.password:

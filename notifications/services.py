@@ -54,7 +54,8 @@ def mask_url(url: str) -> str:
     """Scheme, host and the path's last four characters: enough to tell targets apart, no token."""
     parts = urlsplit(url)
     tail = (parts.path + (f"?{parts.query}" if parts.query else ""))[-4:]
-    return f"{parts.scheme}://{parts.netloc}/…{tail}"
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return f"{parts.scheme}://{host[:250]}/…{tail}"
 
 
 def _choices(name: str, values, allowed) -> list[str]:
