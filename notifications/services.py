@@ -253,7 +253,9 @@ def collect(*, since=None) -> int:
                         data=data,
                     )
                 )
-    return len(Delivery.objects.bulk_create(rows, ignore_conflicts=True))
+    before = Delivery.objects.count()
+    Delivery.objects.bulk_create(rows, ignore_conflicts=True)
+    return Delivery.objects.count() - before  # what was new (about: other writers may run meanwhile)
 
 
 # ---- sending

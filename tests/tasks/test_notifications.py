@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cryptography.fernet import Fernet
 from django.contrib.auth import get_user_model
 
 from notifications.models import Delivery
@@ -23,8 +24,12 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def receiver(tmp_path, monkeypatch):
+def receiver(tmp_path, monkeypatch, settings):
     server = Receiver(tmp_path)
+    # One vault key for this process (which stores the targets' URLs) and the workers (which read them).
+    key = Fernet.generate_key().decode()
+    monkeypatch.setenv("GIT_CREDENTIALS_KEY", key)
+    settings.GIT_CREDENTIALS_KEY = key
     # The workers' settings (their environment): the receiver allow-listed, its certificate trusted, a
     # claim abandoned by a killed worker released after 3 s, the sweep every second.
     monkeypatch.setenv("NOTIFY_ALLOWED_HOSTS", "127.0.0.1")
@@ -40,8 +45,7 @@ def test_newly_invalid_profile_posts_one_signed_webhook_and_one_slack_message_de
     workers, smtp, staff, team, receiver
 ):
     owner = get_user_model().objects.create_user("owner", "owner@example.com")
-    team_add = TeamMembership.objects.create(team=team, user=owner, role="editor")
-    assert team_add.pk
+    TeamMembership.objects.create(team=team, user=owner, role="editor")
     bulk_profiles(team, [owner], 4)
     (broken,) = bulk_profiles(team, [owner], 1, eager_every=1, start=4)
     webhook, secret = target_create(
