@@ -149,7 +149,7 @@ def _matches(target: NotificationTarget, transition: str, *, kind: str = "", fin
     if target.severities and findings and not any(f.get("severity") in target.severities for f in findings):
         return False
     if target.labels and findings:
-        names = {str(f.get("category", "")) for f in findings} | {str(f.get("rule_id", "")) for f in findings}
+        names = {str(f.get("category", "")) for f in findings} | {str(f.get("rule", "")) for f in findings}
         if not names & set(target.labels):
             return False
     return True
@@ -182,7 +182,7 @@ def _change_event(change) -> tuple[str, dict] | None:
         "cause_detail": change.cause_detail,
         "release": change.release.version if change.release else None,
         "findings": [
-            {k: f.get(k) for k in ("rule_id", "severity", "category", "message") if k in f}
+            {k: f.get(k) for k in ("rule", "severity", "category", "message") if k in f}
             for f in findings
             if f.get("severity") in ("error", "warning")
         ][:50],
@@ -244,7 +244,7 @@ def collect(*, since=None) -> int:
             "expires_at": waiver.expires_at.isoformat(),
         }
         for target in targets[profile.team_id]:
-            if _matches(target, "waiver_expiring", kind=profile.kind, findings=[{"rule_id": waiver.rule_id}]):
+            if _matches(target, "waiver_expiring", kind=profile.kind, findings=[{"rule": waiver.rule_id}]):
                 rows.append(
                     Delivery(
                         target=target,
@@ -275,7 +275,7 @@ def _text(delivery: Delivery) -> str:
     if delivery.event_type == "fixed":
         return f"{name} ({data.get('team')}) is no longer invalid ({data.get('cause')}): {profile.get('url')}"
     errors = [
-        f"{f.get('rule_id')}: {f.get('message')}"
+        f"{f.get('rule')}: {f.get('message')}"
         for f in data.get("findings", [])
         if f.get("severity") == "error"
     ]

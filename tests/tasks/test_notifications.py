@@ -85,7 +85,7 @@ def test_newly_invalid_profile_posts_one_signed_webhook_and_one_slack_message_de
     event = events[0]
     assert (event["specversion"], event["type"]) == ("1.0", "io.vllm-profiles.profile.invalid")
     assert event["data"]["profile"]["id"] == broken.pk and event["data"]["transition"] == "newly_invalid"
-    assert [f["rule_id"] for f in event["data"]["findings"]] == ["org-no-enforce-eager"]
+    assert [f["rule"] for f in event["data"]["findings"]] == ["org-no-enforce-eager"]
     slack = receiver.to("/slack")
     assert len(slack) == 1
     text = json.loads(slack[0]["body"])["text"]
