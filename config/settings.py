@@ -374,6 +374,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "KindEnum": "profiles.models.Profile.Kind",
         "GitCredentialKindEnum": "sources.models.GitCredential.Kind",
+        "NotificationTargetKindEnum": "notifications.models.NotificationTarget.Kind",
     },
 }
 

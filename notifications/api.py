@@ -5,7 +5,7 @@ creation."""
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -17,7 +17,7 @@ from . import selectors, services
 from .models import Delivery, NotificationTarget
 
 
-class TargetSerializer(serializers.ModelSerializer):
+class NotificationTargetSerializer(serializers.ModelSerializer):
     url = serializers.CharField(write_only=True, help_text="https:// only; stored encrypted, shown masked.")
     transitions = serializers.ListField(child=serializers.ChoiceField(services.TRANSITIONS), required=False)
     severities = serializers.ListField(child=serializers.ChoiceField(services.SEVERITIES), required=False)
@@ -46,16 +46,18 @@ class TargetSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "url_masked", "enabled", "created_at"]
 
 
-class CreatedTargetSerializer(TargetSerializer):
+class NotificationTargetCreatedSerializer(NotificationTargetSerializer):
     secret = serializers.CharField(
-        read_only=True, help_text="A generic webhook's HMAC-SHA256 key: shown this once, never again."
+        read_only=True,
+        allow_null=True,
+        help_text="A generic webhook's HMAC-SHA256 key: shown this once, never again.",
     )
 
-    class Meta(TargetSerializer.Meta):
-        fields = [*TargetSerializer.Meta.fields, "secret"]
+    class Meta(NotificationTargetSerializer.Meta):
+        fields = [*NotificationTargetSerializer.Meta.fields, "secret"]
 
 
-class DeliverySerializer(serializers.ModelSerializer):
+class NotificationDeliverySerializer(serializers.ModelSerializer):
     target = serializers.CharField(source="target.name")
 
     class Meta:
@@ -77,8 +79,9 @@ class DeliverySerializer(serializers.ModelSerializer):
 class NotificationTargetViewSet(viewsets.GenericViewSet):
     """A team's notification targets: Slack, Microsoft Teams, signed generic webhooks (CloudEvents 1.0)."""
 
-    serializer_class = TargetSerializer
+    serializer_class = NotificationTargetSerializer
     queryset = NotificationTarget.objects.none()
+    pagination_class = None  # a team has a few targets; the delivery log is the last 100
 
     def _team(self) -> Team:
         try:
@@ -101,40 +104,55 @@ class NotificationTargetViewSet(viewsets.GenericViewSet):
     def list(self, request, slug=None):
         team = self._team()
         self._require_admin(team)
-        return Response(TargetSerializer(selectors.targets_of(team), many=True).data)
+        return Response(NotificationTargetSerializer(selectors.targets_of(team), many=True).data)
 
-    @extend_schema(responses={201: CreatedTargetSerializer})
+    @extend_schema(
+        responses={201: NotificationTargetCreatedSerializer},
+        examples=[
+            OpenApiExample(
+                "A Slack channel told of profiles that become invalid",
+                value={
+                    "name": "platform-alerts",
+                    "kind": "slack",
+                    "url": "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX",
+                    "transitions": ["newly_invalid", "fixed"],
+                    "severities": ["error"],
+                },
+                request_only=True,
+            )
+        ],
+    )
     def create(self, request, slug=None):
         team = self._team()
-        serializer = TargetSerializer(data=request.data)
+        serializer = NotificationTargetSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         target, secret = services.target_create(actor=request.user, team=team, **serializer.validated_data)
-        data = CreatedTargetSerializer(target).data
+        data = NotificationTargetCreatedSerializer(target).data
         data["secret"] = secret or None
         return Response(data, status=status.HTTP_201_CREATED)
 
     def retrieve(self, request, slug=None, pk=None):
         team = self._team()
         self._require_admin(team)
-        return Response(TargetSerializer(self._target(team, pk)).data)
+        return Response(NotificationTargetSerializer(self._target(team, pk)).data)
 
     def destroy(self, request, slug=None, pk=None):
         team = self._team()
         services.target_delete(actor=request.user, target=self._target(team, pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(request=None, responses={202: DeliverySerializer})
+    @extend_schema(request=None, responses={202: NotificationDeliverySerializer})
     @action(detail=True, methods=["post"])
     def test(self, request, slug=None, pk=None):
         """Send a test message to the target (through the worker); the delivery log shows how it went."""
         team = self._team()
         delivery = services.target_send_test(actor=request.user, target=self._target(team, pk))
-        return Response(DeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
+        return Response(NotificationDeliverySerializer(delivery).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(responses={200: DeliverySerializer(many=True)})
+    @extend_schema(responses={200: NotificationDeliverySerializer(many=True)})
     @action(detail=False, methods=["get"])
     def deliveries(self, request, slug=None):
         """The team's last deliveries, newest first."""
         team = self._team()
         self._require_admin(team)
-        return Response(DeliverySerializer(selectors.deliveries_of(team, 100), many=True).data)
+        return Response(NotificationDeliverySerializer(selectors.deliveries_of(team, 100), many=True).data)
