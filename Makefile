@@ -29,7 +29,7 @@ lint: venv
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
-	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation sources accounts vllmcheck
+	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation sources accounts notifications vllmcheck
 	$(PY) manage.py check
 
 test: venv services lint

@@ -82,6 +82,11 @@ def can_admin_team(user, team) -> bool:
     return _has_role(user, team, ADMIN_ROLES)
 
 
+def can_manage_notification_targets(user, team) -> bool:
+    """Add, remove and test the team's notification targets (their URLs are secrets): its admins and staff."""
+    return _has_role(user, team, ADMIN_ROLES)
+
+
 def can_view_profile(user, profile) -> bool:
     """A member of the profile's team (any role), its owner, or staff."""
     if can_view_team(user, profile.team_id):

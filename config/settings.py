@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "validation",
     "sources",
     "accounts",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -158,6 +159,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_IPWARE_PROXY_COUNT = env.int("AXES_PROXY_COUNT", default=0)
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False  # no banner on every process start
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -252,6 +254,25 @@ if VLLM_RELEASE_INDEX_URL:
         "schedule": _watch_every,
         "options": {"expires": max(_watch_every - 1, 1)},
     }
+# Notification targets: beat collects events and sends pending deliveries every NOTIFY_SWEEP_SECONDS, and
+# each team's summary on NOTIFY_SUMMARY_CRONTAB (minute hour day-of-month month day-of-week; default Monday
+# 07:00 UTC; empty: no summary).
+_notify_every = env.float("NOTIFY_SWEEP_SECONDS", default=60.0)
+CELERY_BEAT_SCHEDULE["notifications-sweep"] = {
+    "task": "notifications.sweep",
+    "schedule": _notify_every,
+    "options": {"expires": max(_notify_every - 1, 1)},
+}
+NOTIFY_SUMMARY_CRONTAB = env.str("NOTIFY_SUMMARY_CRONTAB", default="0 7 * * 1")
+if NOTIFY_SUMMARY_CRONTAB:
+    from celery.schedules import crontab
+
+    _m, _h, _dom, _mon, _dow = NOTIFY_SUMMARY_CRONTAB.split()
+    CELERY_BEAT_SCHEDULE["notifications-summaries"] = {
+        "task": "notifications.summaries",
+        "schedule": crontab(minute=_m, hour=_h, day_of_month=_dom, month_of_year=_mon, day_of_week=_dow),
+        "options": {"expires": 3600},
+    }
 # Git sources (sources app): beat syncs every one every GIT_SYNC_INTERVAL seconds.
 CELERY_BEAT_SCHEDULE["git-sources"] = {
     "task": "sources.sync_all",
@@ -279,6 +300,16 @@ RECHECK_BATCH_SIZE = env.int("RECHECK_BATCH_SIZE", default=2000)
 # An alert claimed for sending this long ago belongs to a worker that died mid-send: the sweep puts it back.
 # Keep it above CELERY_TASK_TIME_LIMIT, so that a slow but living send is never claimed twice.
 ALERT_CLAIM_TIMEOUT_SECONDS = env.float("ALERT_CLAIM_TIMEOUT_SECONDS", default=11 * 60.0)
+
+# Notification targets (notifications/, docs/security.md "Notification targets"): https:// only, no redirect,
+# no private/loopback/link-local/reserved address unless the host is allow-listed here (comma separated).
+NOTIFY_ALLOWED_HOSTS = env.list("NOTIFY_ALLOWED_HOSTS", default=[])
+NOTIFY_CA_BUNDLE = env.str("NOTIFY_CA_BUNDLE", default="")  # certificates to trust instead of certifi's
+NOTIFY_TIMEOUT = env.float("NOTIFY_TIMEOUT", default=5.0)  # seconds to connect, and to wait for the answer
+# A claimed delivery older than this belongs to a worker that died mid-post; the sweep posts it again.
+NOTIFY_CLAIM_TIMEOUT_SECONDS = env.float("NOTIFY_CLAIM_TIMEOUT_SECONDS", default=120.0)
+NOTIFY_LOOKBACK_SECONDS = env.float("NOTIFY_LOOKBACK_SECONDS", default=6 * 3600.0)  # changes the sweep reads
+NOTIFY_WAIVER_EXPIRY_DAYS = env.int("NOTIFY_WAIVER_EXPIRY_DAYS", default=7)
 # Publishing must not hang when the broker is down: fail fast, the sweep applies the change later.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5}
@@ -343,6 +374,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "KindEnum": "profiles.models.Profile.Kind",
         "GitCredentialKindEnum": "sources.models.GitCredential.Kind",
+        "NotificationTargetKindEnum": "notifications.models.NotificationTarget.Kind",
     },
 }
 

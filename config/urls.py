@@ -40,6 +40,7 @@ urlpatterns = [
     path("metrics", metrics_view, name="metrics"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("", include("notifications.urls")),  # /api/v1/teams/{slug}/notification-targets/, before the router
     path("api/v1/", include(router.urls)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its start-up script as a file: the CSP allows no inline script.

@@ -501,6 +501,9 @@ def profile_fix(request, pk: int, rule_id: str):
     if request.method == "POST" and error is None:
         try:
             expected = int(request.POST.get("revision", profile.revision))
+        except ValueError:
+            expected = -1  # no revision matches: the service answers that the profile changed meanwhile
+        try:
             profile, verdict = services.profile_apply_fix(
                 actor=request.user,
                 profile=profile,
@@ -508,8 +511,8 @@ def profile_fix(request, pk: int, rule_id: str):
                 solution=solution,
                 expected_revision=expected,
             )
-        except (ValueError, DomainError) as exc:
-            error = getattr(exc, "message", str(exc))
+        except DomainError as exc:
+            error = exc.message
             profile = _visible_profile(request, pk)
         else:
             messages.success(

@@ -15,6 +15,8 @@ import hashlib
 import json
 import logging
 import re
+import socket
+import ssl
 import tempfile
 import urllib.error
 import urllib.request
@@ -104,6 +106,24 @@ def _open(url: str, timeout: float, *, https_only: bool):
     return opener.open(request, timeout=timeout)
 
 
+def network_reason(exc: BaseException) -> str:
+    """A network failure in words for a page or a mail (never the raw ``[Errno 111] ...`` text)."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"it answered HTTP {exc.code}"
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+        return "it did not answer in time"
+    if isinstance(reason, ConnectionRefusedError):
+        return "the connection was refused"
+    if isinstance(reason, socket.gaierror):
+        return "its host name does not resolve"
+    if isinstance(reason, ssl.SSLError):
+        return "its TLS certificate or handshake was refused"
+    if isinstance(reason, ConnectionError):
+        return "the connection was dropped"
+    return "a network error"
+
+
 def _get(url: str, timeout: float, *, https_only: bool) -> bytes:
     with _open(url, timeout, https_only=https_only) as response:  # the operator's URL
         data = response.read(MAX_INDEX_BYTES + 1)
@@ -118,9 +138,9 @@ def index_releases(index_url: str, *, timeout: float = 20) -> dict[str, list[dic
     try:
         data = json.loads(_get(url, timeout, https_only=_is_https(index_url)))
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise DomainError(f"cannot reach the package index at {url}: {exc}") from exc
+        raise DomainError(f"cannot reach the package index at {url}: {network_reason(exc)}") from exc
     except ValueError as exc:
-        raise DomainError(f"the package index at {url} did not answer JSON: {exc}") from exc
+        raise DomainError(f"the package index at {url} did not answer JSON") from exc
     releases = data.get("releases") if isinstance(data, dict) else None
     if not isinstance(releases, dict):
         raise DomainError(f"the package index at {url} answered without a 'releases' mapping")
@@ -183,7 +203,7 @@ def _download(file: dict[str, Any], dest: Path, timeout: float, *, https_only: b
                 digest.update(chunk)
                 out.write(chunk)
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise DomainError(f"cannot download {name}: {exc}") from exc
+        raise DomainError(f"cannot download {name}: {network_reason(exc)}") from exc
     if digest.hexdigest() != expected.lower():
         raise DomainError(f"{name}: sha256 does not match the index's")
     return path

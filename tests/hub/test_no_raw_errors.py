@@ -1,0 +1,37 @@
+"""A model whose config.json cannot be fetched (the Hub refuses the connection) is explained in words on the
+API and on the profile's page: no raw exception text (``[Errno 111] Connection refused``) reaches a user."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from .test_profiles import QWEN, create
+from .test_unreachable_hub import closed_port  # noqa: F401 - the fixture, used by name below
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("closed_port")]
+
+RAW = ("[Errno", "Traceback", "HTTPConnectionPool", "Max retries exceeded", "NewConnectionError")
+
+
+def _raw(text: str) -> list[str]:
+    return [marker for marker in RAW if marker in text]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="vllmcheck/modelhub.py still quotes the connection error ('cannot be reached ([Errno 111] ...)'); "
+    "its wording is changed on another branch: once merged this passes, and strict makes it fail until this "
+    "marker is removed",
+)
+def test_an_unfetchable_model_shows_no_raw_exception_text_in_the_api_or_the_pages(api, user, team):
+    validated = api.post(
+        "/api/v1/validate/", {"kind": "serving", "command": f"vllm serve {QWEN}"}, format="json"
+    )
+    assert validated.status_code == 200 and _raw(validated.content.decode()) == []
+    created = create(api, team, f"vllm serve {QWEN} -tp 8", name="unfetchable")
+    assert created.status_code == 201 and _raw(created.content.decode()) == []
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/profiles/{created.json()['id']}/")
+    assert page.status_code == 200 and _raw(page.content.decode()) == []
