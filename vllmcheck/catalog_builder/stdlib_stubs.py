@@ -330,9 +330,7 @@ class Stubs:
             return Builtin(name, lambda i, a, k: SchemaHook(a[0] if a else k.get("get_pydantic_core_schema")))
         if name in _VALIDATOR_MARKERS:  # PlainValidator(fn), core_schema.no_info_plain_validator_function(fn)
             mode = _VALIDATOR_MARKERS[name]
-            return Builtin(
-                name, lambda i, a, k: ValidatorMarker(mode, a[0] if a else k.get("function"))
-            )
+            return Builtin(name, lambda i, a, k: ValidatorMarker(mode, a[0] if a else k.get("function")))
         if name == "core_schema":
             return self.module("pydantic_core.core_schema")
         if name == "dataclasses":
