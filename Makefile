@@ -30,6 +30,7 @@ lint: venv
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
 	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation sources accounts notifications vllmcheck
+	.venv/bin/vulture  # dead code in the product's packages ([tool.vulture] in pyproject.toml)
 	$(PY) manage.py check
 
 test: venv services lint

@@ -44,14 +44,6 @@ def is_staff(user) -> bool:
     )
 
 
-def team_role(user, team) -> Role | None:
-    """The user's role in ``team`` (a Team or its id), or None when not a member."""
-    if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
-        return None
-    role = _member_role(user, team)
-    return Role(role) if role else None
-
-
 def _has_role(user, team, roles) -> bool:
     if is_staff(user):
         return True
@@ -87,13 +79,6 @@ def can_manage_notification_targets(user, team) -> bool:
     return _has_role(user, team, ADMIN_ROLES)
 
 
-def can_view_profile(user, profile) -> bool:
-    """A member of the profile's team (any role), its owner, or staff."""
-    if can_view_team(user, profile.team_id):
-        return True
-    return bool(getattr(user, "is_authenticated", False) and user.is_active and profile.owner_id == user.pk)
-
-
 def can_request_waiver(user, profile) -> bool:
     return can_edit_team(user, profile.team_id)
 
@@ -118,21 +103,12 @@ def can_manage_rulesets(user) -> bool:
     return is_staff(user)
 
 
-def can_manage_releases(user) -> bool:
-    return is_staff(user)
-
-
 def can_manage_fleet(user) -> bool:
     return is_staff(user)
 
 
 def can_create_team(user) -> bool:
     return is_staff(user)
-
-
-def can_view_audit(user, team=None) -> bool:
-    """Staff read the whole audit log; a team's admins read its team's entries."""
-    return is_staff(user) or (team is not None and can_admin_team(user, team))
 
 
 def visible_team_ids(user):

@@ -29,12 +29,6 @@ from .services import (
 REMOVED = "git-removed"  # the source type of a profile whose file (or container) left the repository
 
 
-def synced_source(profile: Profile) -> dict[str, Any] | None:
-    """The Git origin of a synced profile, or None for a profile people edit here."""
-    source = profile.source or {}
-    return source if source.get("type") == "git" else None
-
-
 def profile_sync_save(
     *, owner, team: Team, data: ProfileInput, source: dict[str, Any], cause_detail: str
 ) -> tuple[Profile, Verdict, VerdictChange | None]:

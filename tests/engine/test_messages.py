@@ -4,7 +4,8 @@ import pytest
 
 from vllmcheck.engine.lint import build_document, validate
 from vllmcheck.engine.messages import compile_template
-from vllmcheck.engine.rules import _EXTENSION_CALL, calls_extension, compile_ruleset, load_pack
+from vllmcheck.engine.rules import calls_extension, compile_ruleset, load_pack
+from vllmcheck.engine.rules.compile import _EXTENSION_CALL
 from vllmcheck.engine.types import RuleCompileError
 from vllmcheck.linter.data import BUILTIN_PACK
 

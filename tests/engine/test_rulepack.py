@@ -155,6 +155,43 @@ def test_every_message_with_placeholders_has_a_template() -> None:
             assert rule.get("message_template"), rule["id"]
 
 
+READABLE_CHARS = 4000  # tools/rulepack/expr.py MAX_CHARS
+DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def test_no_condition_template_or_derived_value_is_too_long_to_read() -> None:
+    """The rule editor shows a rule whole and a person reviews it: no condition, message template or derived
+    expression of the pack is over 4,000 characters (tools/rulepack names a longer one's shared parts as
+    derived values, which the engine writes back in)."""
+    texts = [
+        (rule["id"], key, rule[key])
+        for rule in pack()["rules"]
+        for key in ("when", "message_template")
+        if rule.get(key)
+    ]
+    texts += [(value["name"], "expr", v["expr"]) for value in pack()["derived"] for v in value["variants"]]
+    too_long = [(owner, key, len(text)) for owner, key, text in texts if len(text) > READABLE_CHARS]
+    assert not too_long, too_long
+
+
+def test_every_derived_value_read_is_defined_before_it_for_every_release_that_reads_it() -> None:
+    """A derived value is written into the rules and the later derived values of each release it has a variant
+    for: one read before its definition, or on a release of the rule's range without one, would leave the rule
+    "could not verify" on every profile."""
+    defined: dict[str, list[SpecifierSet]] = {}
+    for value in pack()["derived"]:
+        for variant in value["variants"]:
+            assert set(DERIVED_REF.findall(variant["expr"])) <= set(defined), value["name"]
+        defined[value["name"]] = [SpecifierSet(v["versions"]) for v in value["variants"]]
+    for rule in pack()["rules"]:
+        text = rule["when"] + (rule.get("message_template") or "")
+        releases = [v for v in RELEASES if Version(v) in SpecifierSet(rule.get("versions", ""))]
+        for name in set(DERIVED_REF.findall(text)):
+            assert name in defined, (rule["id"], name)
+            missing = [v for v in releases if not any(Version(v) in s for s in defined[name])]
+            assert not missing, (rule["id"], name, missing)
+
+
 def test_rules_with_the_same_message_have_disjoint_ranges() -> None:
     by_message: dict[str, list[SpecifierSet]] = {}
     for rule in pack()["rules"]:

@@ -216,7 +216,7 @@ def test_skipping_rules_that_read_nothing_the_profile_sets_is_exact():
 
     from benchmarks.engine import generate
     from vllmcheck.engine.catalog import Catalog
-    from vllmcheck.engine.rules import _ReleasePlan
+    from vllmcheck.engine.rules.plan import _ReleasePlan
 
     root = Path(__file__).resolve().parents[2]
     catalogs = {p.stem: Catalog.load(p) for p in sorted((root / "vllmcheck" / "catalogs").glob("*.json"))}

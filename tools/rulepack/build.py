@@ -6,8 +6,11 @@ import re
 import sys
 
 import yaml
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from tools.rulepack import document, specs
+from tools.rulepack.expr import MAX_CHARS, NAMED
 from tools.rulepack.index import load_index
 from tools.rulepack.releases import PACK, RELEASES, source_dir
 
@@ -143,17 +146,69 @@ def _str(dumper, s):
 Dumper.add_representer(str, _str)
 
 
+DERIVED_REF = re.compile(r"\bderived\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def derived_values():
+    """document.DERIVED and the values the specs name (expr.NAMED), each after the derived values it reads:
+    the engine writes a value into the ones after it only (a name read before its definition would be
+    unknown, "could not verify"). The order is kept wherever it already holds."""
+    pending = [*document.DERIVED, *NAMED.values()]
+    names = {d["name"] for d in pending}
+    if len(names) != len(pending):
+        raise SystemExit("a derived value of expr.NAMED has the name of one of document.DERIVED")
+    ordered, done = [], set()
+    while pending:
+        for value in pending:
+            reads = {n for v in value["variants"] for n in DERIVED_REF.findall(v["expr"])}
+            if reads - names:
+                raise SystemExit(f"derived value {value['name']}: reads undefined {sorted(reads - names)}")
+            if reads <= done:
+                break
+        else:
+            raise SystemExit(f"derived values read each other in a cycle: {[v['name'] for v in pending]}")
+        pending.remove(value)
+        ordered.append(value)
+        done.add(value["name"])
+    return ordered
+
+
+def check_readable(rules, derived):
+    """Every condition, message template and derived expression at most MAX_CHARS long (the rule editor shows
+    each whole; name a shared part with expr.named), and every derived value a rule reads defined for each
+    release of the rule's range."""
+    texts = [
+        (f"rule {r['id']}: {key}", r[key]) for r in rules for key in ("when", "message_template") if key in r
+    ]
+    texts += [(f"derived {d['name']}", v["expr"]) for d in derived for v in d["variants"]]
+    too_long = [f"{where} is {len(text)} characters" for where, text in texts if len(text) > MAX_CHARS]
+    if too_long:
+        raise SystemExit(f"at most {MAX_CHARS} characters (name a part: expr.named): " + "; ".join(too_long))
+    variants = {d["name"]: [SpecifierSet(v["versions"]) for v in d["variants"]] for d in derived}
+    for rule in rules:
+        releases = [v for v in RELEASES if Version(v) in SpecifierSet(rule.get("versions", ""))]
+        text = " ".join(rule.get(key, "") for key in ("when", "message_template"))
+        for name in sorted(set(DERIVED_REF.findall(text))):
+            if name not in variants:
+                raise SystemExit(f"rule {rule['id']} reads derived.{name}, which is not defined")
+            missing = [v for v in releases if not any(Version(v) in s for s in variants[name])]
+            if missing:
+                raise SystemExit(f"rule {rule['id']}: derived.{name} is not defined for {', '.join(missing)}")
+
+
 def build_pack():
     idx = load_index()
     sha = release_commits()
     rules = [fill(r, idx, sha) for r in specs.all_rules()]
     ids = [r["id"] for r in rules]
     assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
+    derived = derived_values()
+    check_readable(rules, derived)
     return {
         "pack": "builtin",
         "description": document.DESCRIPTION,
         "defaults": document.DEFAULTS,
-        "derived": document.DERIVED,
+        "derived": derived,
         "rules": rules,
     }
 

@@ -24,6 +24,23 @@ def q(xs):  # a CEL list of strings
     return "[" + ", ".join(f'"{x}"' for x in xs) + "]"
 
 
+# The pack's named derived values besides document.DERIVED's: sub-expressions that several rules share, or
+# that would make one rule's condition or message template too long to read (build.py refuses one over
+# MAX_CHARS). The engine writes each `derived.NAME` back as `(its expression)` when it plans a release, so a
+# rule runs exactly as it did with the expression written out; the pack shows the name instead.
+NAMED = {}
+MAX_CHARS = 4000  # the longest condition, message template or derived expression the pack may hold
+
+
+def named(name, expr, description, versions=">=0.20.0"):
+    """`derived.NAME` for `expr`, which the pack lists once among its derived values (for every release by
+    default). `expr` must be a whole operand where it is used (the engine puts it in parentheses)."""
+    value = {"name": name, "description": description, "variants": [{"versions": versions, "expr": expr}]}
+    if NAMED.setdefault(name, value) != value:
+        raise ValueError(f"derived value {name!r} is defined twice, differently")
+    return f"derived.{name}"
+
+
 def R(id, msg, when, fields, solutions, docs, tags, fix=None, **kw):
     """A vllm rule: `msg` is a unique substring of vLLM's message (resolved by build.py); `kw` may hold
     kinds, needs, example_fix, msg_text, range and `values`: {f-string field of vLLM's message (as written in
@@ -128,12 +145,15 @@ KVH = (
 # ------------------------------------------------------------------------------------------ message values
 
 
-def join_present(items, sep=", "):
+def join_present(items, sep=", ", name=None, description=None):
     """CEL for Python's `sep.join(...)` of the labels whose condition holds, in order: items are
     (condition, label) pairs, the label being CEL that gives a string. (Core CEL has no join: the list of
-    labels is bound once with `[list].map(l, ...)[0]` and its entries concatenated.)"""
+    labels is bound once with `[list].map(l, ...)[0]` and its entries concatenated.) With `name`, the list of
+    labels is a derived value of that name (`named`)."""
     pairs = ", ".join(f"[{cond}, {label}]" for cond, label in items)
     labels = f"[{pairs}].filter(p, p[0] == true).map(p, p[1])"
+    if name:
+        labels = named(name, labels, description)
     body = " + ".join(
         f'(l.size() > {i} ? {chr(34) + sep + chr(34) + " + " if i else ""}l[{i}] : "")'
         for i in range(len(items))
@@ -213,9 +233,12 @@ SLIDING_WINDOW_IF_USED = ["qwen2", "qwen3", "qwen3_moe"]
 _NO_FACTOR_OLD = ["su", "longrope", "llama3"]
 _NO_FACTOR_NEW = [*_NO_FACTOR_OLD, "yarn", "deepseek_yarn", "deepseek_llama_scaling"]
 
-_RS = (
+_RS = named(
+    "model_rope_parameters",
     f"(has({MC}.rope_parameters) && {MC}.rope_parameters != null ? {MC}.rope_parameters : "
-    f"has({MC}.rope_scaling) && {MC}.rope_scaling != null ? {MC}.rope_scaling : {{}})"
+    f"has({MC}.rope_scaling) && {MC}.rope_scaling != null ? {MC}.rope_scaling : {{}})",
+    "The model's RoPE parameters: config.json's rope_parameters (transformers 5), else rope_scaling, "
+    "else {}.",
 )
 
 
@@ -223,8 +246,16 @@ def _rope_type(rs):
     return f'(has({rs}.rope_type) ? {rs}.rope_type : has({rs}.type) ? {rs}.type : "default")'
 
 
-_RT = _rope_type(_RS)
-_FACTOR = f"(has({_RS}.factor) && {_RS}.factor != null ? double({_RS}.factor) : 1.0)"
+_RT = named(
+    "model_rope_type",
+    _rope_type(_RS),
+    "The type of the model's RoPE parameters (rope_type, else type, else 'default').",
+)
+_FACTOR = named(
+    "model_rope_factor",
+    f"(has({_RS}.factor) && {_RS}.factor != null ? double({_RS}.factor) : 1.0)",
+    "The factor of the model's RoPE parameters, a double (1.0 without one).",
+)
 _MAXPOS = f"double({MC}.max_position_embeddings)"
 _SW_TYPES = [*SLIDING_WINDOW_DEFAULTS, *SLIDING_WINDOW_IF_USED]
 _SW_SET = f"(has({MC}.sliding_window) && {MC}.sliding_window != null)"
@@ -232,19 +263,27 @@ _SW_DEFAULT = "".join(
     f'{MC}.model_type == "{t}" ? {float(d)} : ' for t, d in SLIDING_WINDOW_DEFAULTS.items() if d is not None
 )
 # The sliding window vLLM reads (a double), 0.0 for none.
-SLIDING_WINDOW = (
+SLIDING_WINDOW = named(
+    "model_sliding_window",
     f"({MC}.model_type in {q(SLIDING_WINDOW_IF_USED)} ? "
     f"(has({MC}.use_sliding_window) && {MC}.use_sliding_window == true ? "
     f"({_SW_SET} ? double({MC}.sliding_window) : 4096.0) : 0.0) : "
     f"has({MC}.sliding_window) ? ({_SW_SET} ? double({MC}.sliding_window) : 0.0) : "
-    f"{_SW_DEFAULT}0.0)"
+    f"{_SW_DEFAULT}0.0)",
+    "The sliding window vLLM reads from the HF text config (ModelConfig.get_sliding_window()), a double, "
+    "0.0 for none: Qwen's configs keep it only with use_sliding_window, the others take config.json's or "
+    "their config class's default (tools/rulepack/expr.py SLIDING_WINDOW_DEFAULTS).",
 )
 # True when --disable-sliding-window lowers the derived length to the sliding window.
-SLIDING_WINDOW_CAPS = (
+SLIDING_WINDOW_CAPS = named(
+    "model_len_sliding_window_caps",
     f"({arg_true('disable_sliding_window')} && {MC}.model_type in {q(_SW_TYPES)} && "
-    f"{SLIDING_WINDOW} > 0.0 && {SLIDING_WINDOW} < {_MAXPOS})"
+    f"{SLIDING_WINDOW} > 0.0 && {SLIDING_WINDOW} < {_MAXPOS})",
+    "--disable-sliding-window lowers the derived max_model_len to the model's sliding window (smaller than "
+    "max_position_embeddings).",
 )
-_SIMPLE_MAX_LEN = (
+_SIMPLE_MAX_LEN = named(
+    "model_len_plain",
     f"{MC}.model_type in {q(MAX_LEN_MODEL_TYPES)} && "
     f"has({MC}.max_position_embeddings) && {MC}.max_position_embeddings != null && "
     f"!has({MC}.text_config) && "
@@ -252,7 +291,10 @@ _SIMPLE_MAX_LEN = (
     f'!(has({MC}.position_embedding_type) && {MC}.position_embedding_type == "absolute") && '
     + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
     + f" && ({_RS} == {{}} || has({_RS}.rope_type) || has({_RS}.type))"
-    + f" && (!{arg_true('disable_sliding_window')} || {MC}.model_type in {q(_SW_TYPES)})"
+    + f" && (!{arg_true('disable_sliding_window')} || {MC}.model_type in {q(_SW_TYPES)})",
+    "vLLM derives max_model_len from max_position_embeddings with the base convertor, as a profile can "
+    "repeat it: a model type of expr.py's MAX_LEN_MODEL_TYPES, no other length key, no text_config, no "
+    "absolute position embeddings, a flat RoPE config.",
 )
 _BASE_LEN = f"({SLIDING_WINDOW_CAPS} ? {SLIDING_WINDOW} : {_MAXPOS})"
 # Llama 4 (model type llama4, no convertor of its own in 0.20.0-0.34.0): vLLM derives the length from the
@@ -263,12 +305,15 @@ _TRS = (
     f"(has({_TC}.rope_parameters) && {_TC}.rope_parameters != null ? {_TC}.rope_parameters : "
     f"has({_TC}.rope_scaling) && {_TC}.rope_scaling != null ? {_TC}.rope_scaling : {{}})"
 )
-_LLAMA4_MAX_LEN = (
+_LLAMA4_MAX_LEN = named(
+    "model_len_llama4",
     f'{MC}.model_type == "llama4" && has({MC}.text_config) && {_TC} != null && '
     f"has({_TC}.max_position_embeddings) && {_TC}.max_position_embeddings != null && "
     + " && ".join(f"!has({_TC}.{k})" for k in LEN_KEYS_OTHER)
     + f' && ({_TRS} == {{}} || {_rope_type(_TRS)} == "llama3")'
-    + f" && !{arg_true('disable_sliding_window')}"
+    + f" && !{arg_true('disable_sliding_window')}",
+    "A Llama 4 config whose text_config's max_position_embeddings is the derived max_model_len (no other "
+    "length key, no RoPE or llama3 RoPE, no --disable-sliding-window).",
 )
 _LLAMA4_LEN = f"double({_TC}.max_position_embeddings)"
 
@@ -279,9 +324,11 @@ _LLAMA4_LEN = f"double({_TC}.max_position_embeddings)"
 # factor is not applied (real vLLM 0.20.0-0.34.0 print max_position_embeddings=131072.0 for
 # google/gemma-3-27b-it, linear factor 8). With
 # --disable-sliding-window the text config's sliding_window (default 4096) caps it, printed as the int it is.
-_GEMMA3 = (
+_GEMMA3 = named(
+    "model_len_gemma3",
     f'{MC}.model_type == "gemma3" && has({MC}.text_config) && {_TC} != null && type({_TC}) == map && '
-    + " && ".join(f"!has({_TC}.{k})" for k in LEN_KEYS_OTHER)
+    + " && ".join(f"!has({_TC}.{k})" for k in LEN_KEYS_OTHER),
+    "A Gemma 3 config whose text_config gives the derived max_model_len (no other length key).",
 )
 _GEMMA3_MAXPOS = (
     f"(has({_TC}.max_position_embeddings) && {_TC}.max_position_embeddings != null ? "
@@ -292,9 +339,11 @@ _GEMMA3_SW = (
     "4096.0)"
 )
 # True when --disable-sliding-window lowers Gemma 3's derived length to its sliding window.
-GEMMA3_SLIDING_WINDOW_CAPS = (
+GEMMA3_SLIDING_WINDOW_CAPS = named(
+    "model_len_gemma3_sliding_window_caps",
     f"({arg_true('disable_sliding_window')} && {_GEMMA3} && {_GEMMA3_SW} > 0.0 && "
-    f"{_GEMMA3_SW} < {_GEMMA3_MAXPOS})"
+    f"{_GEMMA3_SW} < {_GEMMA3_MAXPOS})",
+    "--disable-sliding-window lowers Gemma 3's derived max_model_len to its text config's sliding window.",
 )
 _GEMMA3_LEN = f"({GEMMA3_SLIDING_WINDOW_CAPS} ? {_GEMMA3_SW} : {_GEMMA3_MAXPOS})"
 
@@ -302,12 +351,14 @@ _GEMMA3_LEN = f"({GEMMA3_SLIDING_WINDOW_CAPS} ? {_GEMMA3_SW} : {_GEMMA3_MAXPOS})
 # max_target_positions (the decoder's; max_source_positions is not one of vLLM's keys), no RoPE, and its
 # tokenizer's model_max_length is transformers' "very large" default: vLLM prints max_target_positions=448.0
 # for openai/whisper-large-v3 (real vLLM 0.20.0, 0.27.1, 0.34.0). --disable-sliding-window keeps it unknown.
-WHISPER_LEN_KEY = (
+WHISPER_LEN_KEY = named(
+    "model_len_whisper",
     f'{MC}.model_type == "whisper" && has({MC}.max_target_positions) && {MC}.max_target_positions != null && '
     + " && ".join(
         f"!has({MC}.{k})" for k in ["max_position_embeddings", *LEN_KEYS_OTHER] if k != "max_target_positions"
     )
-    + f" && !has({MC}.text_config) && !{arg_true('disable_sliding_window')}"
+    + f" && !has({MC}.text_config) && !{arg_true('disable_sliding_window')}",
+    "A Whisper config whose max_target_positions is the derived max_model_len (its only length key).",
 )
 _WHISPER_LEN = f"double({MC}.max_target_positions)"
 
@@ -318,12 +369,15 @@ _WHISPER_LEN = f"double({MC}.max_target_positions)"
 # config's (max_position_embeddings here: real vLLM prints max_position_embeddings=256 for
 # sentence-transformers/all-MiniLM-L6-v2, 8192 for BAAI/bge-m3). Other length keys keep it unknown.
 _EC = "model.encoder_config"
-ST_MAX_LEN = (
+ST_MAX_LEN = named(
+    "model_len_sentence_transformers",
     f"has(model.encoder_config) && {_EC} != null && type({_EC}) == map && has({_EC}.max_seq_length) && "
     f"type({_EC}.max_seq_length) == int && has({MC}.max_position_embeddings) && "
     f"{MC}.max_position_embeddings != null && !has({MC}.text_config) && "
     + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
-    + f" && !{arg_true('disable_sliding_window')}"
+    + f" && !{arg_true('disable_sliding_window')}",
+    "A sentence-transformers checkpoint's max_seq_length (model.encoder_config) replaces the derived "
+    "max_model_len.",
 )
 _ST_LEN = f"double({_EC}.max_seq_length)"
 # Encoder-only pooling models (BERT, RoBERTa, XLM-R) with absolute position embeddings: vLLM caps the derived
@@ -340,7 +394,8 @@ POOLING_ENCODER_ARCHS = [
     "XLMRobertaForSequenceClassification",
 ]
 _TML = "model.tokenizer_max_length"
-TOKENIZER_CAPS_LEN = (
+TOKENIZER_CAPS_LEN = named(
+    "model_len_tokenizer_caps",
     f"has(model.architecture) && model.architecture in {q(POOLING_ENCODER_ARCHS)} && "
     f'(!has(args.runner) || args.runner == null || args.runner in ["auto", "pooling"]) && '
     f'{MC}.model_type in ["bert", "roberta", "xlm-roberta"] && has({MC}.position_embedding_type) && '
@@ -348,7 +403,9 @@ TOKENIZER_CAPS_LEN = (
     f"has({MC}.max_position_embeddings) && type({MC}.max_position_embeddings) == int && "
     f"{_TML} <= {MC}.max_position_embeddings && !has({MC}.text_config) && "
     + " && ".join(f"!has({MC}.{k})" for k in LEN_KEYS_OTHER)
-    + f" && !{arg_true('disable_sliding_window')}"
+    + f" && !{arg_true('disable_sliding_window')}",
+    "The tokenizer's model_max_length (model.tokenizer_max_length) caps the derived max_model_len of an "
+    "encoder-only pooling model with absolute position embeddings.",
 )
 _TOK_LEN = f"double({_TML})"
 

@@ -136,7 +136,7 @@ def document_reference(ruleset: RuleSet) -> dict[str, Any]:
     defaults = dict(catalog.defaults) if catalog is not None else {}
     context = build_context(sample, defaults, values=catalog.values if catalog is not None else {})
     parsed = parse_version(release.version)
-    definitions = compiled._derived_definitions(parsed)  # expanded: what the rules read through them
+    definitions = compiled.derived_definitions(parsed)  # expanded: what the rules read through them
     written = {d.name: d.expr_for(parsed) for d in compiled.derived if d.expr_for(parsed) is not None}
     expressions = [*(e for rule in compiled.rules for e in rule.expressions), *definitions.values()]
 

@@ -543,7 +543,6 @@ class CatalogBuilder:
             seen.add(spec["name"])
             out.append(spec)
         self.apply_deprecation_messages(out)
-        self.parser_rec = parser
         return out
 
     def apply_deprecation_messages(self, specs: list[dict]) -> None:

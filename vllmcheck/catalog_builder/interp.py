@@ -227,10 +227,6 @@ class ClassVal:
         return f"<class {self.module.name}.{self.name}>"
 
     @property
-    def qualname(self) -> str:
-        return f"{self.module.name}.{self.name}"
-
-    @property
     def doc(self) -> str:
         return ast.get_docstring(self.node) or ""
 

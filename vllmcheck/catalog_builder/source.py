@@ -69,9 +69,6 @@ class SourceTree:
                 return candidate
         return None
 
-    def is_package(self, dotted: str) -> bool:
-        return f"{dotted.replace('.', '/')}/__init__.py" in self.files
-
     def listdir(self, prefix: str) -> list[str]:
         """Files directly under ``prefix/`` (sorted)."""
         prefix = prefix.rstrip("/") + "/"

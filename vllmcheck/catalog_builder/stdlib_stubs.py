@@ -138,10 +138,9 @@ class SchemaHook:
 class ValidatorMarker:
     """A pydantic validator function attached to a type (``PlainValidator(fn)``, a core-schema validator)."""
 
-    def __init__(self, mode: str, fn: Any, via: str):
+    def __init__(self, mode: str, fn: Any):
         self.mode = mode  # "plain" | "before"
         self.fn = fn
-        self.with_info = via.startswith("with_info")
 
 
 class StubModule:
@@ -331,9 +330,7 @@ class Stubs:
             return Builtin(name, lambda i, a, k: SchemaHook(a[0] if a else k.get("get_pydantic_core_schema")))
         if name in _VALIDATOR_MARKERS:  # PlainValidator(fn), core_schema.no_info_plain_validator_function(fn)
             mode = _VALIDATOR_MARKERS[name]
-            return Builtin(
-                name, lambda i, a, k: ValidatorMarker(mode, a[0] if a else k.get("function"), name)
-            )
+            return Builtin(name, lambda i, a, k: ValidatorMarker(mode, a[0] if a else k.get("function")))
         if name == "core_schema":
             return self.module("pydantic_core.core_schema")
         if name == "dataclasses":

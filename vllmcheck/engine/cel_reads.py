@@ -1,8 +1,8 @@
 """What a CEL expression reads: the keys of each top-level map, from the expression's tokens.
 
 The engine hands each rule only the keys it reads and skips, for a profile, the rules that read nothing the
-profile sets (see ``rules._ReleasePlan``). That is exact only if the read set is never too small, so it is
-computed from the lexed expression, not from a regular expression over its text:
+profile sets (see ``rules.plan._ReleasePlan``). That is exact only if the read set is never too small, so it
+is computed from the lexed expression, not from a regular expression over its text:
 
 - ``args.x``, ``has(args.x)``, ``args["x"]`` read the key ``x`` of ``args``;
 - ``model.config.x`` reads the key ``config`` of ``model`` and the key ``x`` of ``model.config``;

@@ -567,7 +567,7 @@ def check_argument(
 
 
 # The catalog checks of one profile's arguments, made in the rules' pass over them
-# (``rules._ReleasePlan.inputs``) rather than in a pass of their own: the catalog's index, the release
+# (``rules.plan._ReleasePlan.inputs``) rather than in a pass of their own: the catalog's index, the release
 # history and the list that receives the findings in the arguments' order (as ``check_catalog`` gives them).
 ArgumentChecks = tuple[CatalogIndex, Mapping[str, Catalog] | None, list[Finding]]
 
@@ -578,7 +578,7 @@ def scalar_outcome(
     """The findings of a known argument with a str, int or bool value none of whose checks requires another
     argument, and the value's number (``memo.number``): both kept in its memo table under (its table's
     prefix, type, value), so that the engine's pass over a profile's arguments gets the number the rules key
-    their outcomes with from the same lookup (``rules._ReleasePlan.inputs``)."""
+    their outcomes with from the same lookup (``rules.plan._ReleasePlan.inputs``)."""
     spec, table, prefix, _requires = index.memo_entries[name]
     key = (prefix, type(value), value)
     outcome = table.get(key)

@@ -41,9 +41,18 @@ def number(frozen: Any) -> int:
 
 
 def number_of(value: Any) -> int:
-    """``number(freeze(value))``, a scalar's frozen form written out (most values are one)."""
+    """``number(freeze(value))``, a scalar's frozen form written out (most values are one); a string looked
+    up under itself first (``number`` keeps it there too), without making the pair."""
     kind = type(value)
-    frozen = (kind, value) if kind is str or kind is int or kind is bool else freeze(value)
+    if kind is str:
+        found = _NUMBERS.get(value)
+        if found is not None:
+            return found
+        frozen: Any = (kind, value)
+    elif kind is int or kind is bool:
+        frozen = (kind, value)
+    else:
+        frozen = freeze(value)
     found = _NUMBERS.get(frozen)
     return found if found is not None else number(frozen)
 

@@ -7,7 +7,7 @@ by the pack, :func:`engine_fingerprint` (this engine's source and the CEL build 
 the plans were built from, so a change to any of them is never served from a stale copy.
 
 A pickled rule set holds each CEL program as its source (``messages.LazyProgram``: compiled again when
-first executed) and no memoised outcome (``rules._ReleasePlan.__getstate__``): only what compiling and
+first executed) and no memoised outcome (``rules.plan._ReleasePlan.__getstate__``): only what compiling and
 planning computed.
 """
 
@@ -33,8 +33,8 @@ def engine_fingerprint() -> str:
     # The package's name too: pickles name their classes by module path (vllmcheck.engine.*), so moving the
     # engine must not reuse a rule set pickled under the old path.
     digest = hashlib.sha256(f"{__name__}|{sys.version}|{packaging.__version__}".encode())
-    for source in sorted(ENGINE_DIR.glob("*.py")):
-        digest.update(source.name.encode())
+    for source in sorted(ENGINE_DIR.rglob("*.py")):  # the rules' subpackage too
+        digest.update(source.relative_to(ENGINE_DIR).as_posix().encode())
         digest.update(source.read_bytes())
     for path in sorted(Path(cel.__file__).parent.glob("*.so")):
         stat = path.stat()

@@ -18,7 +18,7 @@ import cel
 from .catalog import Catalog
 from .messages import EVAL_ERRORS, compile_cel
 from .rules import (
-    _DERIVED_REF,
+    DERIVED_REF,
     NAMESPACES,
     CompiledRuleSet,
     build_context,
@@ -74,8 +74,8 @@ def try_condition(
     when = (when or "").strip()
     version = str((doc.get("vllm") or {}).get("version") or "")
     kind = str(doc.get("kind") or "serving")
-    plan = ruleset._plan(version, kind, catalog)
-    definitions = ruleset._derived_definitions(parse_version(version))
+    plan = ruleset.plan(version, kind, catalog)
+    definitions = ruleset.derived_definitions(parse_version(version))
     expanded = expand_derived(when, definitions)
     # An argument the condition names that the profile does not set and whose default is unknown reads as
     # null, as for the rule set's own rules.
@@ -128,7 +128,7 @@ def try_condition(
 
 def _derived_values(when: str, definitions: Mapping[str, str], context: cel.Context) -> dict[str, Any]:
     values: dict[str, Any] = {}
-    for name in dict.fromkeys(_DERIVED_REF.findall(when)):
+    for name in dict.fromkeys(DERIVED_REF.findall(when)):
         if name not in definitions:
             values[name] = "<no definition for this release>"
             continue

@@ -14,6 +14,7 @@ from tools.rulepack.expr import (
     R,
     cel_str,
     join_present,
+    named,
     q,
     spec_field_true,
 )
@@ -32,7 +33,11 @@ from tools.rulepack.specs.runtime_asserts import MLA
 # processors, KV sharing fast prefill and EC transfer (and hybrid models); 0.22 has 0.23's list plus reasoning
 # budget enforcement (any reasoning config: --reasoning-parser or --reasoning-config).
 _M = "derived.spec_method"
-_EAGLE3_PP = f'({HAS_SPEC} && {_M} == "eagle3" && effective.pipeline_parallel_size > 1)'
+_EAGLE3_PP = named(
+    "spec_eagle3_pipeline_parallel",
+    f'({HAS_SPEC} && {_M} == "eagle3" && effective.pipeline_parallel_size > 1)',
+    "EAGLE3 speculative decoding with pipeline parallelism.",
+)
 _DBO = "effective.enable_dbo == true"
 _EEP = "effective.enable_elastic_ep == true"
 _ROUTED = "effective.enable_return_routed_experts == true"
@@ -42,7 +47,16 @@ _EC = "(has(args.ec_transfer_config) && args.ec_transfer_config != null)"
 _PCP = "effective.prefill_context_parallel_size > 1"
 _LORA = "(has(args.enable_lora) && args.enable_lora == true)"
 _MAMBA_ALL = 'effective.mamba_cache_mode == "all"'
-_HETERO = spec_field_true("use_heterogeneous_vocab")
+_HETERO = named(
+    "spec_heterogeneous_vocab",
+    spec_field_true("use_heterogeneous_vocab"),
+    "speculative_config.use_heterogeneous_vocab is true (a draft with a vocabulary of its own).",
+)
+_ADAPTIVE = named(
+    "spec_adaptive_verification",
+    ADAPTIVE,
+    "speculative_config.enable_adaptive_verification is true.",
+)
 # 0.30.0+: use_ubatching (enable_dbo or ubatch_size > 1) adds _get_dbo_unsupported_features(), which with
 # VLLM_USE_V2_MODEL_RUNNER set lists only DBO combined with LoRA, speculative decoding, PP, DCP/PCP, ...
 _UB_FORCED = (
@@ -78,13 +92,19 @@ _V2_SPEC_NOT_OK = {  # 0.30+: only these methods are listed
     32: ["suffix", "medusa", "mlp_speculator", "custom_class"],
     33: ["suffix", "custom_class"],
 }
-_V2_SPEC_METHOD = (
+_V2_SPEC_METHOD = named(
+    "mrv2_unsupported_spec_method",
     f"({HAS_SPEC} && (vllm.minor <= 29 ? !({_M} in {_list_by_minor(_V2_SPEC_OK)}) : "
-    f"{_M} in {_list_by_minor(_V2_SPEC_NOT_OK)}))"
+    f"{_M} in {_list_by_minor(_V2_SPEC_NOT_OK)}))",
+    "The speculative method is one _get_v2_model_runner_unsupported_features() lists in this release "
+    "(0.20-0.29: every method but those it accepts; 0.30+: the methods it names).",
 )
-_V2_PD = (
+_V2_PD = named(
+    "mrv2_unsupported_parallel_drafting",
     f'({PARALLEL_DRAFTING} && (vllm.minor <= 23 ? vllm.minor >= 22 : vllm.minor == 24 ? {_M} != "dflash" : '
-    f'!({_M} in ["dflash", "dspark"])))'
+    f'!({_M} in ["dflash", "dspark"])))',
+    "Parallel drafting that _get_v2_model_runner_unsupported_features() lists in this release (0.22+, "
+    "except for dflash from 0.24 and dspark from 0.25).",
 )
 # 0.22-0.25: a logits logprobs mode of a generating model (runner_type "generate": not a pooling or draft
 # runner)
@@ -93,9 +113,12 @@ _LOGITS_MODE = (
     '!(has(args.runner) && args.runner in ["pooling", "draft"])'
 )
 # 0.22: _set_default_reasoning_config_args gives VllmConfig a reasoning_config for a reasoning parser
-_REASONING = (
+_REASONING = named(
+    "reasoning_configured",
     '((has(args.reasoning_parser) && args.reasoning_parser != null && args.reasoning_parser != "") || '
-    "(has(args.reasoning_config) && args.reasoning_config != null))"
+    "(has(args.reasoning_config) && args.reasoning_config != null))",
+    "VllmConfig has a reasoning_config: --reasoning-config, or a --reasoning-parser for which "
+    "_set_default_reasoning_config_args makes one (0.22).",
 )
 # (version condition, feature) as read in each release's _get_v2_model_runner_unsupported_features();
 # 0.25 dropped hybrid/align cache mode (model-dependent, not checked), 0.26 made PCP non-MLA only (left out:
@@ -103,7 +126,12 @@ _REASONING = (
 # prefill context parallelism: unsupported by V2 until 0.25; 0.26-0.28 only for models not using MLA
 # (ModelConfig.use_mla: an MLA config, unless VLLM_MLA_DISABLE turns MLA off)
 _USE_MLA = f"(({MLA}) && {MLA_ENABLED})"
-_PCP_V2 = f"({_PCP} && (vllm.minor <= 25 || !{_USE_MLA}))"
+_PCP_V2 = named(
+    "mrv2_unsupported_prefill_context_parallel",
+    f"({_PCP} && (vllm.minor <= 25 || !{_USE_MLA}))",
+    "Prefill context parallelism that Model Runner V2 does not support (until 0.25; 0.26-0.28 for a model "
+    "not using MLA: ModelConfig.use_mla).",
+)
 # 0.27.0-0.28.x: without the variable, prefill context parallelism makes vLLM pick V2 by itself
 # (VllmConfig.use_v2_model_runner), which then refuses it for a non-MLA model
 _PCP_FORCES_V2 = f"(vllm.minor >= 27 && vllm.minor <= 28 && {_PCP} && !{_USE_MLA})"
@@ -139,15 +167,21 @@ _INNER_STATE_0_20 = [
     "Zamba2ForCausalLM",
 ]
 _INNER_STATE_0_22 = sorted(_INNER_STATE_0_20 + ["MiniCPMV4_6ForConditionalGeneration"])
-_HYBRID = (
+_HYBRID = named(
+    "mrv2_unsupported_hybrid_model",
     f"(vllm.minor <= 22 && model.architecture in "
-    f"(vllm.minor == 22 ? {q(_INNER_STATE_0_22)} : {q(_INNER_STATE_0_20)}))"
+    f"(vllm.minor == 22 ? {q(_INNER_STATE_0_22)} : {q(_INNER_STATE_0_20)}))",
+    "0.20.0-0.22.1: the model has inner state (ModelConfig.has_inner_state: a mamba or hybrid "
+    "architecture of that release's model registry), which Model Runner V2 does not support.",
 )
 # 0.24: SpeculativeConfig.uses_dynamic_speculative_decoding(), a num_speculative_tokens_per_batch_size
 # schedule given
-_DYNAMIC_SD = (
+_DYNAMIC_SD = named(
+    "spec_dynamic_decoding",
     f"({HAS_SPEC} && has({SC}.num_speculative_tokens_per_batch_size) && "
-    f"{SC}.num_speculative_tokens_per_batch_size != null)"
+    f"{SC}.num_speculative_tokens_per_batch_size != null)",
+    "SpeculativeConfig.uses_dynamic_speculative_decoding(): a num_speculative_tokens_per_batch_size schedule "
+    "is given (0.24).",
 )
 V2_UNSUPPORTED = [
     ("vllm.minor <= 22", _HYBRID),
@@ -158,7 +192,7 @@ V2_UNSUPPORTED = [
     ("true", _V2_PD),
     ("vllm.minor >= 22 && vllm.minor <= 29", _EAGLE3_PP),
     ("vllm.minor == 22", _REASONING),
-    ("vllm.minor == 28", f"{ADAPTIVE} && ({_LORA} || effective.pipeline_parallel_size > 1)"),
+    ("vllm.minor == 28", f"{_ADAPTIVE} && ({_LORA} || effective.pipeline_parallel_size > 1)"),
     ("vllm.minor <= 29", _DBO),
     ("vllm.minor >= 30", _UB_FORCED),
     ("vllm.minor >= 24 && vllm.minor <= 31", _EEP),
@@ -197,17 +231,17 @@ V2_UNSUPPORTED_NAMES = [
     ),
     ("vllm.minor >= 22 && vllm.minor <= 29", _EAGLE3_PP, '"EAGLE3 with pipeline parallelism"'),
     ("vllm.minor == 22", _REASONING, '"reasoning budget enforcement"'),
-    ("vllm.minor == 28", f"{ADAPTIVE} && {_LORA}", '"adaptive verification with LoRA"'),
+    ("vllm.minor == 28", f"{_ADAPTIVE} && {_LORA}", '"adaptive verification with LoRA"'),
     (
         "vllm.minor == 28",
-        f"{ADAPTIVE} && (effective.enforce_eager == true || (has(args.compilation_config) && "
+        f"{_ADAPTIVE} && (effective.enforce_eager == true || (has(args.compilation_config) && "
         "has(args.compilation_config.cudagraph_mode) && "
         'string(args.compilation_config.cudagraph_mode).matches("^(?i)(0|none)$")))',
         '"adaptive verification with enforce_eager/cudagraph_mode=none"',
     ),
     (
         "vllm.minor == 28",
-        f"{ADAPTIVE} && effective.pipeline_parallel_size > 1",
+        f"{_ADAPTIVE} && effective.pipeline_parallel_size > 1",
         '"adaptive verification with pipeline parallelism"',
     ),
     ("vllm.minor >= 32", _HETERO, '"heterogeneous-vocabulary draft models"'),
@@ -239,7 +273,13 @@ V2_UNSUPPORTED_NAMES = [
     ("vllm.minor >= 30 && vllm.minor <= 31", _MAMBA_ALL, "\"mamba cache mode 'all'\""),
 ]
 V2_UNSUPPORTED_LABELS = join_present(
-    [(f if c == "true" else f"{c} && {f}", name) for c, f, name in V2_UNSUPPORTED_NAMES]
+    [(f if c == "true" else f"{c} && {f}", name) for c, f, name in V2_UNSUPPORTED_NAMES],
+    name="mrv2_unsupported_features",
+    description=(
+        "The names _get_v2_model_runner_unsupported_features() lists for the profile in this release (from "
+        "0.30.0 with _get_dbo_unsupported_features()'s when VLLM_USE_V2_MODEL_RUNNER is set), in vLLM's "
+        "order: only the features read from the arguments (see rule mrv2-forced-unsupported-features)."
+    ),
 )
 
 

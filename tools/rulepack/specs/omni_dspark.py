@@ -6,7 +6,7 @@ here holds only when every earlier check passes (PASSED[:i]), and reads the draf
 
 Only profiles that set num_speculative_tokens are judged: vLLM defaults it from the draft in some releases."""
 
-from tools.rulepack.expr import HAS_SPEC, IDX, SC, R, sub
+from tools.rulepack.expr import HAS_SPEC, IDX, SC, R, named, sub
 
 D = "model.draft.config"
 T = "model.config.thinker_config.text_config"
@@ -17,12 +17,17 @@ OMNI = (
     f"{TARGETS})))"
 )
 NST = f"{SC}.num_speculative_tokens"
-PRE = (
+PRE = named(
+    "omni_dspark_validated",
     f'{HAS_SPEC} && derived.spec_method == "dspark" && '
     f"{sub('speculative_config', 'num_speculative_tokens')} && "
     f"!{sub('speculative_config', 'dspark_draft_topk')} && "
     f"!{sub('speculative_config', 'draft_lm_head_quantization')} && {OMNI} && "
-    f"has(model.config.thinker_config) && has({T}) && !has({D}.dspark_draft_topk)"
+    f"has(model.config.thinker_config) && has({T}) && !has({D}.dspark_draft_topk)",
+    "vLLM runs _validate_qwen3_omni_dspark (speculative.py, 0.29.0-0.34.0): method 'dspark' with "
+    "num_speculative_tokens set (no dspark_draft_topk or draft_lm_head_quantization) on a Qwen3-Omni target "
+    "(model_type qwen3_omni_moe or a Qwen3OmniMoe architecture) whose thinker_config has a text_config, "
+    "the draft's config.json (model.draft.config) without dspark_draft_topk.",
 )
 
 
@@ -39,7 +44,12 @@ def nested(cfg, section, name):  # _get_nested_config_value
 
 def dspark_value(name):  # _get_qwen3_dspark_value: dflash_config, then eagle_config, then the top level
     a, b = nested(D, "dflash_config", name), nested(D, "eagle_config", name)
-    return f"({a} != null ? {a} : {b} != null ? {b} : {val(D, name)})"
+    return named(
+        f"omni_dspark_draft_{name}",
+        f"({a} != null ? {a} : {b} != null ? {b} : {val(D, name)})",
+        f"The draft config's {name} as _get_qwen3_dspark_value reads it: from dflash_config, else from "
+        "eagle_config, else from the top level; null where none has it.",
+    )
 
 
 def pos_int(x):
@@ -47,7 +57,12 @@ def pos_int(x):
 
 
 BS1 = dspark_value("block_size")
-BLOCK = f"({BS1} != null ? {BS1} : {dspark_value('dspark_block_size')})"
+BLOCK = named(
+    "omni_dspark_block_size",
+    f"({BS1} != null ? {BS1} : {dspark_value('dspark_block_size')})",
+    "The draft's trained block size for Qwen3-Omni DSpark: block_size, else dspark_block_size (each read "
+    "as _get_qwen3_dspark_value reads it).",
+)
 HID = f"{T}.hidden_size"
 
 
@@ -59,28 +74,49 @@ def head_dim(cfg):  # _get_attention_head_dim
     return f"({val(cfg, 'head_dim')} != null ? {val(cfg, 'head_dim')} : {computed})"
 
 
-def attention(cfg):
+def attention(cfg, who):
     nah = val(cfg, "num_attention_heads")
-    return {
+    values = {
         "num_attention_heads": nah,
         "num_key_value_heads": f"(has({cfg}.num_key_value_heads) ? {cfg}.num_key_value_heads : {nah})",
         "head_dim": head_dim(cfg),
     }
+    return {
+        n: named(
+            f"omni_dspark_{who}_{n}",
+            expr,
+            f"The {n} of the {'target thinker text config' if who == 'target' else 'draft config'} as "
+            "_validate_qwen3_omni_dspark reads it (num_key_value_heads defaults to num_attention_heads; "
+            "head_dim to hidden_size / num_attention_heads when that divides); null where it is not given.",
+        )
+        for n, expr in values.items()
+    }
 
 
-TA, DA = attention(T), attention(D)
+TA, DA = attention(T, "target"), attention(D, "draft")
 NAMES = list(TA)
 ATT_OK = [f"({pos_int(TA[n])} && {DA[n]} == {TA[n]})" for n in NAMES]
 
 
-def att_first(
-    bad,
-):  # the first attribute (in vLLM's order) whose check `bad(n)` fails, the earlier all passing
-    return [" && ".join([*ATT_OK[:i], bad(n)]) for i, n in enumerate(NAMES)]
+def att_first(name, what, bad):
+    """Per attribute (in vLLM's order), whether its check `bad(n)` is the first to fail, the earlier all
+    passing: one derived value each (`omni_dspark_<name>_<attribute>`)."""
+    return [
+        named(
+            f"omni_dspark_{name}_{n}",
+            " && ".join([*ATT_OK[:i], bad(n)]),
+            f"The {n} is the first attention attribute that {what} (_validate_qwen3_omni_dspark checks "
+            f"{', '.join(NAMES)} in this order; each must be a positive int in the target and the draft's "
+            "must equal it).",
+        )
+        for i, n in enumerate(NAMES)
+    ]
 
 
-T_BAD = att_first(lambda n: f"!{pos_int(TA[n])}")
-D_BAD = att_first(lambda n: f"{pos_int(TA[n])} && {DA[n]} != {TA[n]}")
+T_BAD = att_first("target_invalid", "is not a positive int in the target", lambda n: f"!{pos_int(TA[n])}")
+D_BAD = att_first(
+    "draft_mismatch", "the draft gives differently", lambda n: f"{pos_int(TA[n])} && {DA[n]} != {TA[n]}"
+)
 
 
 def pick(conds, values):  # CEL of the value belonging to the first condition that holds
@@ -92,13 +128,35 @@ def pick(conds, values):  # CEL of the value belonging to the first condition th
 
 TL1 = nested(D, "dflash_config", "target_layer_ids")
 TL2 = val(D, "dspark_target_layer_ids")
-LAYERS = f"({TL1} != null ? {TL1} : {TL2} != null ? {TL2} : {val(D, 'target_layer_ids')})"
+LAYERS = named(
+    "omni_dspark_target_layer_ids",
+    f"({TL1} != null ? {TL1} : {TL2} != null ? {TL2} : {val(D, 'target_layer_ids')})",
+    "The draft's target_layer_ids for Qwen3-Omni DSpark: dflash_config.target_layer_ids, else "
+    "dspark_target_layer_ids, else target_layer_ids; null where none is given.",
+)
 NLAYERS = f"{T}.num_hidden_layers"
 VOCAB_IN = val(D, "vocab_size")
-VOCAB_OUT = f"({val(D, 'draft_vocab_size')} != null ? {val(D, 'draft_vocab_size')} : {VOCAB_IN})"
+VOCAB_OUT = named(
+    "omni_dspark_draft_output_vocab_size",
+    f"({val(D, 'draft_vocab_size')} != null ? {val(D, 'draft_vocab_size')} : {VOCAB_IN})",
+    "The draft's output vocabulary size: draft_vocab_size, else vocab_size (null where neither is given).",
+)
+# The draft's mask/noise token id: the first of dflash_config.mask_token_id and these keys that is not null,
+# one derived value per fallback (each reads the previous one twice).
 NOISE = nested(D, "dflash_config", "mask_token_id")
-for _n in ("mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id"):
-    NOISE = f"({NOISE} != null ? {NOISE} : {val(D, _n)})"
+_NOISE_KEYS = ("mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id")
+for _i, _n in enumerate(_NOISE_KEYS):
+    _last = _i == len(_NOISE_KEYS) - 1
+    NOISE = named(
+        "omni_dspark_noise_token_id" if _last else f"omni_dspark_noise_token_id_{_i + 1}",
+        f"({NOISE} != null ? {NOISE} : {val(D, _n)})",
+        "The draft's mask/noise token id: the first of dflash_config.mask_token_id, "
+        + ", ".join(_NOISE_KEYS[: _i + 1])
+        + " that the draft config gives (not null)"
+        + (
+            "." if _last else f"; the later fallbacks ({', '.join(_NOISE_KEYS[_i + 1 :])}) are read after it."
+        ),
+    )
 
 
 def rope_has_mrope(key):
@@ -248,13 +306,25 @@ STEPS = [
     ),
 ]
 
-PASSED = [f"!({fail})" for _id, _msg, fail, _v, _s in STEPS]
+# Each rule holds when every earlier check passes: the checks up to each one, named in turn
+# (`omni_dspark_passes_<check>`), so a rule's condition is the previous checks' name and its own failure.
+PASSES = [PRE]
+for _rid, _msg, _fail, _v, _s in STEPS[:-1]:
+    _check = _rid.removeprefix("omni-dspark-")
+    PASSES.append(
+        named(
+            f"omni_dspark_passes_{_check.replace('-', '_')}",
+            f"{PASSES[-1]} && !({_fail})",
+            f"_validate_qwen3_omni_dspark runs and its checks up to and including {_check} (rule {_rid}) "
+            "pass.",
+        )
+    )
 
 RULES = [
     R(
         rid,
         msg,
-        " && ".join([PRE, *PASSED[:i], f"({fail})"]),
+        f"{PASSES[i]} && ({fail})",
         ["speculative_config"],
         [solution, "Use another speculative method for this model"],
         "speculative.py _validate_qwen3_omni_dspark (called for method 'dspark' on a Qwen3-Omni target, "
