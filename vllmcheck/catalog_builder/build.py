@@ -80,6 +80,23 @@ SERVE_MODULE = "vllm.entrypoints.cli.serve"
 ERROR_FILES = ("vllm/engine/arg_utils.py", "vllm/utils/argparse_utils.py")
 
 
+def argparse_source(tree: SourceTree) -> str:
+    """The source of vLLM's ``FlexibleArgumentParser``: ``vllm/utils/argparse_utils.py`` (0.12+), else the
+    class alone out of ``vllm/utils/__init__.py`` (0.10-0.11) or ``vllm/utils.py`` (0.8-0.9), so that the
+    parser quirks are read from the parser and not from the rest of that module."""
+    src = tree.get("vllm/utils/argparse_utils.py")
+    if src:
+        return src
+    for path in ("vllm/utils/__init__.py", "vllm/utils.py"):
+        text = tree.get(path)
+        if not text or "class FlexibleArgumentParser" not in text:
+            continue
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.ClassDef) and node.name == "FlexibleArgumentParser":
+                return ast.get_source_segment(text, node) or ""
+    return ""
+
+
 class PlatformStub:
     """``current_platform`` as seen on a CUDA machine (the usual target of a serving profile)."""
 
@@ -395,7 +412,7 @@ class CatalogBuilder:
         self.features = detect_features(tree.get("vllm/engine/arg_utils.py"))
         self.engine = KwargsEngine(self.interp, self.features)
         self.engine_ref["engine"] = self.engine
-        argparse_src = tree.get("vllm/utils/argparse_utils.py") or ""
+        argparse_src = argparse_source(tree)
         self.enable_disable = "EnableDisableAction" in argparse_src and re.search(
             r"register\(\s*['\"]action['\"]\s*,\s*(?:argparse\.)?BooleanOptionalAction\s*,\s*EnableDisableAction",
             argparse_src,
@@ -710,7 +727,7 @@ class CatalogBuilder:
 
     # -- parser quirks
     def parser_quirks(self) -> dict:
-        src = self.tree.get("vllm/utils/argparse_utils.py") or ""
+        src = argparse_source(self.tree)
         arg_utils = self.tree.get("vllm/engine/arg_utils.py") or ""
         quirks: dict[str, Any] = {}
         o_alias = None

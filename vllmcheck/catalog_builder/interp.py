@@ -212,6 +212,14 @@ class FieldInfo:
     lineno: int
 
 
+def enum_members(value: Any) -> Any:
+    """An enum class iterated (``for f in LoadFormat``, as vLLM 0.8-0.10 build their choices): its members."""
+    if isinstance(value, ClassVal) and value.is_enum:
+        members = [value.getattr(name) for name in value.members()]
+        return [m for m in members if isinstance(m, EnumMember)]
+    return value
+
+
 class ClassVal:
     def __init__(self, interp: Interpreter, module: Module, node: ast.ClassDef):
         self.interp = interp
@@ -904,7 +912,7 @@ class Interpreter:
         self.exec_block(stmt.body if cond else stmt.orelse, frame)
 
     def _s_For(self, stmt, frame):
-        iterable = self.eval(stmt.iter, frame)
+        iterable = enum_members(self.eval(stmt.iter, frame))
         if not hasattr(iterable, "__iter__"):  # an Opaque or another value the interpreter cannot follow
             self.notes.append(f"loop over unknown iterable skipped: {ast.unparse(stmt.iter)[:80]}")
             return
@@ -922,7 +930,17 @@ class Interpreter:
     def _s_While(self, stmt, frame):
         self.notes.append("while loop skipped")
 
+    # vLLM 0.8.4 defines its ``get_kwargs(cls)`` inside ``add_cli_args``: the override replaces it there too
+    NESTED_OVERRIDES = frozenset({"get_kwargs"})
+
     def _s_FunctionDef(self, stmt, frame):
+        if (
+            stmt.name in self.NESTED_OVERRIDES
+            and stmt.name in self.overrides
+            and frame.module.name.startswith("vllm")
+        ):
+            frame.vars[stmt.name] = self.overrides[stmt.name]
+            return
         frame.vars[stmt.name] = self.make_function(stmt, frame.module, frame, frame.cls)
 
     _s_AsyncFunctionDef = _s_FunctionDef
@@ -1383,6 +1401,9 @@ class Interpreter:
             iterable = self.eval(gen.iter, fr)
             if isinstance(iterable, Opaque):
                 raise InterpError("comprehension over unknown iterable")
+            iterable = enum_members(iterable)
+            if not hasattr(iterable, "__iter__"):
+                raise InterpError(f"comprehension over {iterable!r}")
             for item in list(iterable):
                 self.assign(gen.target, item, fr)
                 if all(self.truth(self.eval(cond, fr)) for cond in gen.ifs):
