@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from .interp import (
     Builtin,
     ClassVal,
@@ -78,6 +80,13 @@ _RESOLVE_PHRASES = re.compile(
 
 SERVE_MODULE = "vllm.entrypoints.cli.serve"
 ERROR_FILES = ("vllm/engine/arg_utils.py", "vllm/utils/argparse_utils.py")
+
+
+def _before(version: str | None, bound: str) -> bool:
+    try:
+        return Version(version or "") < Version(bound)
+    except InvalidVersion:
+        return False
 
 
 def argparse_source(tree: SourceTree) -> str:
@@ -409,6 +418,7 @@ class CatalogBuilder:
         self.version = version or tree.version()
         self.engine_ref: dict = {}
         self.interp = Interpreter(tree, overrides=_make_overrides(self.engine_ref))
+        self.interp.iterate_enums = _before(self.version, "0.20")
         self.features = detect_features(tree.get("vllm/engine/arg_utils.py"))
         self.engine = KwargsEngine(self.interp, self.features)
         self.engine_ref["engine"] = self.engine

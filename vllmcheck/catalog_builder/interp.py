@@ -653,6 +653,11 @@ class Interpreter:
         self.modules: dict[str, Module] = {}
         self.argv = argv or ["vllm", "serve", "MODEL"]
         self.overrides = overrides or {}  # function name -> Builtin (for vllm's own helpers)
+        # Comprehensions over an enum class yield its members (set by the builder for releases before 0.20,
+        # whose choices are ``[f.value for f in LoadFormat]``). Off for 0.20+: there it would also let a
+        # validator's ``sorted(k.value for k in KVCacheGroupKind)`` through, adding a dict_check to the
+        # shipped 0.33.0/0.34.0 catalogs, a change left to a deliberate re-extraction.
+        self.iterate_enums = False
         self.env_reads = 0
         self.steps = 0
         self.notes: list[str] = []
@@ -912,7 +917,7 @@ class Interpreter:
         self.exec_block(stmt.body if cond else stmt.orelse, frame)
 
     def _s_For(self, stmt, frame):
-        iterable = enum_members(self.eval(stmt.iter, frame))
+        iterable = self.eval(stmt.iter, frame)
         if not hasattr(iterable, "__iter__"):  # an Opaque or another value the interpreter cannot follow
             self.notes.append(f"loop over unknown iterable skipped: {ast.unparse(stmt.iter)[:80]}")
             return
@@ -1401,7 +1406,8 @@ class Interpreter:
             iterable = self.eval(gen.iter, fr)
             if isinstance(iterable, Opaque):
                 raise InterpError("comprehension over unknown iterable")
-            iterable = enum_members(iterable)
+            if self.iterate_enums:
+                iterable = enum_members(iterable)
             if not hasattr(iterable, "__iter__"):
                 raise InterpError(f"comprehension over {iterable!r}")
             for item in list(iterable):
