@@ -368,6 +368,10 @@ def _choices(kw: dict, origin: Origin | None) -> dict[str, Any]:
     choices = kw.get("choices")
     if isinstance(choices, (list, tuple, set)):
         out["choices"], _ = to_json([c for c in choices if not isinstance(c, Opaque)])
+        if not out["choices"]:
+            # ``choices=list(ReasoningParserManager.reasoning_parsers)`` (0.8-0.11): a registry filled by
+            # decorators at import time, empty when read statically; argparse would refuse every value
+            out["choices"] = None
     else:
         out["choices"] = None
     metavar = kw.get("metavar")
