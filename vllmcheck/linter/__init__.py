@@ -90,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--upgrade-from",
         metavar="X.Y.Z",
-        help="instead of checking: list, release by release from X.Y.Z to --vllm-version, every argument the "
-        "profiles set that is removed, renamed, retyped or deprecated, and the first release that refuses them",
+        help="instead of checking: list, release by release from X.Y.Z to --vllm-version, every argument "
+        "the profiles set that is removed, renamed, retyped or deprecated, and the first release that "
+        "refuses them",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     return parser
