@@ -32,7 +32,9 @@ def test_a_0_9_2_profile_with_an_argument_0_9_2_lacks_is_refused(api, team):
     assert response.status_code == 400
     document = response.json()
     assert document["vllm_version"] == "0.9.2" and document["valid"] is False
-    assert any("--speculative-model" in f["message"] for f in document["findings"] if f["severity"] == "error")
+    assert any(
+        "--speculative-model" in f["message"] for f in document["findings"] if f["severity"] == "error"
+    )
 
 
 def test_upgrade_path_of_a_profile_names_each_flag_its_release_and_replacement(api, team):
