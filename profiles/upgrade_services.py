@@ -31,9 +31,13 @@ def _catalogs(start: str, target: str) -> list:
     return [catalog_for(releases[v]) for v in versions]
 
 
+def catalog_versions() -> list[str]:
+    """The releases with a catalog, oldest first."""
+    return sorted((r.version for r in releases_ordered() if r.catalog_sha256), key=Version)
+
+
 def newest_release() -> str:
-    versions = [r.version for r in releases_ordered() if r.catalog_sha256]
-    return max(versions, key=Version)
+    return catalog_versions()[-1]
 
 
 def profile_release_version(profile: Profile) -> str:

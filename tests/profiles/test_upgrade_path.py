@@ -73,3 +73,18 @@ def test_fleet_upgrade_table_is_profiles_by_releases(api, team):
     assert rows["ml-platform/v0"]["cells"]["0.10.0"] == "refused"
     assert set(rows["ml-platform/plain"]["cells"].values()) == {"ok"}
     assert table["releases"][0] == "0.8.5" and table["releases"][-1] == "0.11.0"
+
+
+def test_profile_page_has_the_upgrade_section_and_its_fragment_lists_the_changes(client, user, api, team):
+    pk = create(api, command=V0_COMMAND, vllm_version="0.8.5").json()["id"]
+    client.force_login(user)
+    page = client.get(f"/profiles/{pk}/").content.decode()
+    assert 'id="upgrade-path"' in page and f"/profiles/{pk}/upgrade/" in page
+    fragment = client.get(f"/profiles/{pk}/upgrade/", {"to": "0.34.0"}, headers={"HX-Request": "true"})
+    body = fragment.content.decode()
+    assert "<html" not in body
+    assert "refused from 0.10.0" in body and "unrecognized arguments: --enable-reasoning" in body
+    assert "<code>--num-scheduler-steps</code>" in body and "none: drop it" in body
+    assert "vllm serve m --reasoning-parser deepseek_r1" in body
+    standalone = client.get(f"/profiles/{pk}/upgrade/", {"to": "0.7.0"}).content.decode()
+    assert "<html" in standalone and "no catalog for vLLM release &#x27;0.7.0&#x27;" in standalone
