@@ -116,3 +116,22 @@ def test_fleet_table_marks_each_release():
     assert rows[0]["cells"]["0.10.0"] == "ok" and rows[0]["cells"]["0.10.1"] == "refused"
     assert rows[0]["cells"]["0.11.0"] == "refused"
     assert set(rows[1]["cells"].values()) == {"ok"}
+
+
+def test_no_vllm_rule_claims_a_release_before_the_rule_packs_first():
+    import yaml
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from vllmcheck import BUILTIN_PACK, RULE_PACK_FIRST_RELEASE
+
+    old = [v for v in VERSIONS if Version(v) < Version(RULE_PACK_FIRST_RELEASE)]
+    rules = yaml.safe_load(BUILTIN_PACK.read_text())["rules"]
+    claiming = [
+        (r["id"], v)
+        for r in rules
+        if r.get("category") == "vllm"
+        for v in old
+        if r.get("versions") is None or Version(v) in SpecifierSet(r["versions"])
+    ]
+    assert old and claiming == []
