@@ -42,3 +42,12 @@ def test_upgrade_from_an_unknown_release_is_a_usage_error(tmp_path):
     proc = run_lint("--upgrade-from", "0.7.3", "--vllm-version", "0.34.0", str(profile))
     assert proc.returncode == 2
     assert "--upgrade-from '0.7.3': unknown vLLM release (this linter knows 0.8.0 to 0.34.0)" in proc.stderr
+
+
+def test_a_value_a_later_release_parses_differently_is_refused_there(tmp_path):
+    profile = tmp_path / "mm.sh"
+    profile.write_text("vllm serve m --limit-mm-per-prompt image=2\n")
+    proc = run_lint("--upgrade-from", "0.8.5", "--vllm-version", "0.10.2", str(profile))
+    assert proc.returncode == 1, proc.stderr
+    assert "0.9.0: --limit-mm-per-prompt refused (argument --limit-mm-per-prompt: invalid JSON" in proc.stdout
+    assert "first refused by 0.9.0" in proc.stdout

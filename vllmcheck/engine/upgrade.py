@@ -159,7 +159,11 @@ def _flag(spec: ArgSpec | None, name: str) -> str:
 
 
 def upgrade_path(
-    args: Mapping[str, Any], catalogs: Sequence[Catalog], *, unknown: Sequence[str] = ()
+    args: Mapping[str, Any],
+    catalogs: Sequence[Catalog],
+    *,
+    unknown: Sequence[str] = (),
+    refuses: Callable[[Catalog], str | None] | None = None,
 ) -> dict:
     """What breaks for a profile setting ``args`` (name -> value, as parsed on ``catalogs[0]``), release by
     release along ``catalogs`` (oldest first: the profile's release, then every release up to the target).
@@ -227,6 +231,19 @@ def upgrade_path(
                 changes.append({**base, "kind": "refused", "replacement": None, "note": why})
                 if refused_at is None:
                     refused_at, refusal = cur.version, why
+        if refused_at is None and refuses is not None and (why := refuses(cur)):
+            # the profile's own text, parsed as this release parses it (e.g. key=value --limit-mm-per-prompt)
+            changes.append(
+                {
+                    "argument": None,
+                    "flag": m.group(1) if (m := re.search(r"argument (-[\w-]+)", why)) else "(the command)",
+                    "release": cur.version,
+                    "kind": "refused",
+                    "replacement": None,
+                    "note": why,
+                }
+            )
+            refused_at, refusal = cur.version, why
         if changes:
             releases.append({"version": cur.version, "changes": changes})
     for entry in releases:

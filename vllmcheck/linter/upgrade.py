@@ -48,7 +48,9 @@ def upgrade_report(
                 code = 2
                 continue
             unknown = [u["flag"] for u in parsed.get("unknown") or ()]
-            result = upgrade_path(parsed["args"], catalogs, unknown=unknown)
+            result = upgrade_path(
+                parsed["args"], catalogs, unknown=unknown, refuses=_refuses(command_text, fmt_in)
+            )
             model = (parsed.get("model") or {}).get("name")
             result["command"] = revision_command(model, result["revision"]["args"], catalogs[-1])
             results.append({"path": path, "source": source, **result})
@@ -64,6 +66,17 @@ def upgrade_report(
             continue
         out.append(f"{head}:\n" + render_upgrade_text(r) + f"  proposed revision: {r['command']}\n")
     return "".join(out), code
+
+
+def _refuses(text: str, fmt: str):
+    def refuses(catalog) -> str | None:
+        try:
+            _parse(text, fmt, catalog)
+        except ParseError as exc:
+            return exc.detail
+        return None
+
+    return refuses
 
 
 def _commands(text: str) -> list[tuple[str | None, str, str]]:
