@@ -18,6 +18,7 @@ urlpatterns = [
     path("profiles/<int:pk>/", views.profile_detail, name="detail"),
     path("profiles/<int:pk>/edit/", views.profile_edit, name="edit"),
     path("profiles/<int:pk>/releases/", views.profile_release_matrix, name="release-matrix"),
+    path("profiles/<int:pk>/upgrade/", views.profile_upgrade_path, name="upgrade-path"),
     path("profiles/<int:pk>/fix/<slug:rule_id>/", views.profile_fix, name="fix"),
     path("profiles/<int:pk>/split/", views.profile_split, name="split"),
     path("profiles/<int:pk>/refresh-model/", views.profile_refresh_model, name="refresh-model"),

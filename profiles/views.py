@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from packaging.version import Version
 
 from accounts import permissions
 from accounts.permissions import Role
@@ -34,7 +35,7 @@ from validation.services import waivers as waiver_services
 from validation.services.verdicts import profile_hardware, profile_memory
 from vllmcheck.engine.types import SEVERITIES
 
-from . import manifest_services, selectors, services
+from . import manifest_services, selectors, services, upgrade_services
 from .filters import ProfileFilter
 from .forms import (
     ListOptionsForm,
@@ -251,6 +252,25 @@ def profile_detail(request, pk: int):
         ],
     }
     return render(request, "profiles/detail.html", context)
+
+
+@login_required
+def profile_upgrade_path(request, pk: int):
+    """What breaks on the way from the profile's release to ``?to=`` (default: the newest), release by
+    release, with a proposed revision. A fragment for the profile page (htmx), or a page of its own."""
+    profile = _visible_profile(request, pk)
+    start = upgrade_services.profile_release_version(profile)
+    newer = [v for v in upgrade_services.catalog_versions() if Version(v) > Version(start)]
+    target = (request.GET.get("to") or "").strip() or (newer[-1] if newer else "")
+    context = {"profile": profile, "start": start, "targets": newer, "target": target, "path": None}
+    if target:
+        try:
+            context["path"] = upgrade_services.profile_upgrade_path(profile, target=target)
+        except DomainError as exc:
+            context["error"] = exc.message
+    if _is_fragment(request):
+        return render(request, "profiles/_upgrade_path.html", context)
+    return render(request, "profiles/upgrade_path.html", context)
 
 
 @login_required

@@ -12,3 +12,6 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent
 CATALOG_DIR = PACKAGE_ROOT / "catalogs"
 BUILTIN_PACK = PACKAGE_ROOT / "rulepacks" / "builtin.yaml"
+# The built-in rule pack's vLLM rules are derived from the sources of the releases from this one on; the
+# older catalogs (0.8.0-0.19.x) serve parsing, catalog checks and upgrade paths, and no vllm rule claims them.
+RULE_PACK_FIRST_RELEASE = "0.20.0"

@@ -43,7 +43,8 @@ if [ ! -d "$TV_DIR/torchvision" ]; then
 fi
 
 for V in "$@"; do
-  WHL=$(ls "$WHEELS"/vllm-"$V"-*.whl "$WHEELS/$V"/vllm-"$V"-*.whl 2>/dev/null | head -1)
+  # (|| true: ls fails on whichever of the two layouts is not there, which pipefail would make fatal)
+  WHL=$(ls "$WHEELS"/vllm-"$V"-*.whl "$WHEELS/$V"/vllm-"$V"-*.whl 2>/dev/null | head -1 || true)
   [ -n "$WHL" ] || {
     echo "no wheel for vllm $V in $WHEELS (or $WHEELS/$V): .venv/bin/python -m tests.vllm_sources $V fetches it" >&2
     exit 2

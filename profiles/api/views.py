@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import token_prefetched
-from profiles import manifest_services, selectors, services
+from profiles import manifest_services, selectors, services, upgrade_services
 from profiles.filters import ProfileFilter
 from profiles.models import Profile, Team
 from validation.api.http import (
@@ -45,6 +45,11 @@ from .serializers import (
     ValidateRequestSerializer,
     VerdictChangeSerializer,
 )
+
+
+def _upgrade_target(request) -> str:
+    return (request.query_params.get("to") or "").strip() or upgrade_services.newest_release()
+
 
 EXAMPLE_COMMAND = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --tensor-parallel-size 2"
 
@@ -218,6 +223,29 @@ class ProfileViewSet(viewsets.ModelViewSet):
         page = self.paginate_queryset(changes)
         serializer = VerdictChangeSerializer(page if page is not None else changes, many=True)
         return self.get_paginated_response(serializer.data) if page is not None else Response(serializer.data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("to", description="the target release (default: the newest catalog)")],
+        responses={200: dict},
+    )
+    @action(detail=True, methods=["get"], url_path="upgrade-path")
+    def upgrade_path(self, request, pk=None):
+        """Release by release from the profile's release to ``to``: every argument it sets that vLLM removes,
+        renames, retypes or deprecates (with the replacement), the first release that refuses it, and a
+        proposed revision for the target."""
+        profile = self.get_object()
+        return Response(upgrade_services.profile_upgrade_path(profile, target=_upgrade_target(request)))
+
+    @extend_schema(
+        parameters=[OpenApiParameter("to", description="the target release (default: the newest catalog)")],
+        responses={200: dict},
+    )
+    @action(detail=False, methods=["get"], url_path="upgrade-path")
+    def fleet_upgrade_path(self, request):
+        """The same for every profile listed (filters apply) as a table: profiles x releases, each cell
+        ``ok``, ``deprecated``, ``changed`` or ``refused``; profiles on ``to`` or newer are left out."""
+        profiles = self.filter_queryset(self.get_queryset()).select_related("vllm_release", "team")
+        return Response(upgrade_services.fleet_upgrade_table(profiles, target=_upgrade_target(request)))
 
     @extend_schema(
         parameters=[

@@ -27,6 +27,7 @@ import yaml
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from vllmcheck import RULE_PACK_FIRST_RELEASE
 from vllmcheck.engine.catalog import Catalog
 from vllmcheck.engine.rules import compile_ruleset, load_pack
 from vllmcheck.engine.types import Verdict
@@ -34,8 +35,15 @@ from vllmcheck.engine.types import Verdict
 ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "vllmcheck" / "rulepacks" / "builtin.yaml"
 CASES = Path(__file__).resolve().parent / "rulepack_cases"
-# the releases the product knows: one per shipped catalog
-RELEASES = sorted((p.stem for p in (ROOT / "vllmcheck" / "catalogs").glob("*.json")), key=Version)
+# the releases the rule pack is derived from: one per shipped catalog from RULE_PACK_FIRST_RELEASE on
+RELEASES = sorted(
+    (
+        p.stem
+        for p in (ROOT / "vllmcheck" / "catalogs").glob("*.json")
+        if Version(p.stem) >= Version(RULE_PACK_FIRST_RELEASE)
+    ),
+    key=Version,
+)
 
 
 @cache

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from vllmcheck import RULE_PACK_FIRST_RELEASE
+
 TOOLS = Path(__file__).resolve().parent
 REPO = TOOLS.parents[1]
 PACK = REPO / "vllmcheck" / "rulepacks" / "builtin.yaml"
@@ -24,7 +26,11 @@ INDEX = Path(
         "RULEPACK_INDEX", Path(os.environ.get("TMPDIR", "/tmp")) / f"vllm-rulepack-index-{_INDEXER}.json"
     )
 )
-RELEASES = sorted((p.stem for p in CATALOGS.glob("*.json")), key=Version)
+# the releases the rule pack is derived from: the catalogs from RULE_PACK_FIRST_RELEASE on
+RELEASES = sorted(
+    (p.stem for p in CATALOGS.glob("*.json") if Version(p.stem) >= Version(RULE_PACK_FIRST_RELEASE)),
+    key=Version,
+)
 if not RELEASES:
     raise SystemExit(f"no release catalogs in {CATALOGS}")
 NEWEST = RELEASES[-1]

@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from .interp import (
     Builtin,
     ClassVal,
@@ -78,6 +80,30 @@ _RESOLVE_PHRASES = re.compile(
 
 SERVE_MODULE = "vllm.entrypoints.cli.serve"
 ERROR_FILES = ("vllm/engine/arg_utils.py", "vllm/utils/argparse_utils.py")
+
+
+def _before(version: str | None, bound: str) -> bool:
+    try:
+        return Version(version or "") < Version(bound)
+    except InvalidVersion:
+        return False
+
+
+def argparse_source(tree: SourceTree) -> str:
+    """The source of vLLM's ``FlexibleArgumentParser``: ``vllm/utils/argparse_utils.py`` (0.12+), else the
+    class alone out of ``vllm/utils/__init__.py`` (0.10-0.11) or ``vllm/utils.py`` (0.8-0.9), so that the
+    parser quirks are read from the parser and not from the rest of that module."""
+    src = tree.get("vllm/utils/argparse_utils.py")
+    if src:
+        return src
+    for path in ("vllm/utils/__init__.py", "vllm/utils.py"):
+        text = tree.get(path)
+        if not text or "class FlexibleArgumentParser" not in text:
+            continue
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.ClassDef) and node.name == "FlexibleArgumentParser":
+                return ast.get_source_segment(text, node) or ""
+    return ""
 
 
 class PlatformStub:
@@ -342,6 +368,10 @@ def _choices(kw: dict, origin: Origin | None) -> dict[str, Any]:
     choices = kw.get("choices")
     if isinstance(choices, (list, tuple, set)):
         out["choices"], _ = to_json([c for c in choices if not isinstance(c, Opaque)])
+        if not out["choices"]:
+            # ``choices=list(ReasoningParserManager.reasoning_parsers)`` (0.8-0.11): a registry filled by
+            # decorators at import time, empty when read statically; argparse would refuse every value
+            out["choices"] = None
     else:
         out["choices"] = None
     metavar = kw.get("metavar")
@@ -392,10 +422,11 @@ class CatalogBuilder:
         self.version = version or tree.version()
         self.engine_ref: dict = {}
         self.interp = Interpreter(tree, overrides=_make_overrides(self.engine_ref))
+        self.interp.iterate_enums = _before(self.version, "0.20")
         self.features = detect_features(tree.get("vllm/engine/arg_utils.py"))
         self.engine = KwargsEngine(self.interp, self.features)
         self.engine_ref["engine"] = self.engine
-        argparse_src = tree.get("vllm/utils/argparse_utils.py") or ""
+        argparse_src = argparse_source(tree)
         self.enable_disable = "EnableDisableAction" in argparse_src and re.search(
             r"register\(\s*['\"]action['\"]\s*,\s*(?:argparse\.)?BooleanOptionalAction\s*,\s*EnableDisableAction",
             argparse_src,
@@ -709,7 +740,7 @@ class CatalogBuilder:
 
     # -- parser quirks
     def parser_quirks(self) -> dict:
-        src = self.tree.get("vllm/utils/argparse_utils.py") or ""
+        src = argparse_source(self.tree)
         arg_utils = self.tree.get("vllm/engine/arg_utils.py") or ""
         quirks: dict[str, Any] = {}
         o_alias = None

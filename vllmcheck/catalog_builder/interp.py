@@ -212,6 +212,14 @@ class FieldInfo:
     lineno: int
 
 
+def enum_members(value: Any) -> Any:
+    """An enum class iterated (``for f in LoadFormat``, as vLLM 0.8-0.10 build their choices): its members."""
+    if isinstance(value, ClassVal) and value.is_enum:
+        members = [value.getattr(name) for name in value.members()]
+        return [m for m in members if isinstance(m, EnumMember)]
+    return value
+
+
 class ClassVal:
     def __init__(self, interp: Interpreter, module: Module, node: ast.ClassDef):
         self.interp = interp
@@ -641,6 +649,11 @@ class Interpreter:
         self.modules: dict[str, Module] = {}
         self.argv = argv or ["vllm", "serve", "MODEL"]
         self.overrides = overrides or {}  # function name -> Builtin (for vllm's own helpers)
+        # Comprehensions over an enum class yield its members (set by the builder for releases before 0.20,
+        # whose choices are ``[f.value for f in LoadFormat]``). Off for 0.20+: there it would also let a
+        # validator's ``sorted(k.value for k in KVCacheGroupKind)`` through, adding a dict_check to the
+        # shipped 0.33.0/0.34.0 catalogs, a change left to a deliberate re-extraction.
+        self.iterate_enums = False
         self.env_reads = 0
         self.steps = 0
         self.notes: list[str] = []
@@ -918,7 +931,17 @@ class Interpreter:
     def _s_While(self, stmt, frame):
         self.notes.append("while loop skipped")
 
+    # vLLM 0.8.4 defines its ``get_kwargs(cls)`` inside ``add_cli_args``: the override replaces it there too
+    NESTED_OVERRIDES = frozenset({"get_kwargs"})
+
     def _s_FunctionDef(self, stmt, frame):
+        if (
+            stmt.name in self.NESTED_OVERRIDES
+            and stmt.name in self.overrides
+            and frame.module.name.startswith("vllm")
+        ):
+            frame.vars[stmt.name] = self.overrides[stmt.name]
+            return
         frame.vars[stmt.name] = self.make_function(stmt, frame.module, frame, frame.cls)
 
     _s_AsyncFunctionDef = _s_FunctionDef
@@ -1379,6 +1402,10 @@ class Interpreter:
             iterable = self.eval(gen.iter, fr)
             if isinstance(iterable, Opaque):
                 raise InterpError("comprehension over unknown iterable")
+            if self.iterate_enums:
+                iterable = enum_members(iterable)
+            if not hasattr(iterable, "__iter__"):
+                raise InterpError(f"comprehension over {iterable!r}")
             for item in list(iterable):
                 self.assign(gen.target, item, fr)
                 if all(self.truth(self.eval(cond, fr)) for cond in gen.ifs):

@@ -665,7 +665,11 @@ def _unknown(name: str, value: Any, index: CatalogIndex, history: Mapping[str, C
     hist = history_index(history)
     removal = hist.removal(name, catalog) if hist is not None else None
     if removal is not None:
-        return _removed(flag, name, value, removal, catalog)
+        nested = None
+        if not removal.replacement and name in index.nested_fields:
+            # e.g. --num-speculative-tokens (gone in 0.8.3) is now --speculative-config.num_speculative_tokens
+            nested = f"{catalog.by_name[index.nested_fields[name][0][0]].long_flag}.{name}"
+        return _removed(flag, name, value, removal, catalog, nested=nested)
     message = f"unrecognized argument {flag} for vLLM {catalog.version}"
     solutions: list[str] = []
     fix = None
@@ -697,7 +701,9 @@ def _rename_fix(name: str, value: Any, spec: ArgSpec, option: str) -> dict[str, 
     return {"unset": [name], "set": {spec.name: value}}
 
 
-def _removed(flag: str, name: str, value: Any, removal: Removal, catalog: Catalog) -> Finding:
+def _removed(
+    flag: str, name: str, value: Any, removal: Removal, catalog: Catalog, *, nested: str | None = None
+) -> Finding:
     message = (
         f"{flag} was removed in vLLM {removal.removed_in} (last present in {removal.last_with}); "
         f"vLLM {catalog.version} refuses it as an unrecognized argument"
@@ -711,6 +717,9 @@ def _removed(flag: str, name: str, value: Any, removal: Removal, catalog: Catalo
         usable = target is not None and removal.replacement not in target.negative_flags
         if usable and value_problem(target, value) is None:
             fix = {"unset": [name], "set": {target.name: value}}
+    elif nested:
+        message += f"; use {nested} instead"
+        solutions.append(f"Use {nested} instead.")
     if removal.spec.deprecation:
         solutions.append(f"vLLM {removal.last_with} said: {removal.spec.deprecation}")
     solutions.append(f"Remove {flag}, or pin the profile to vLLM {removal.last_with}.")

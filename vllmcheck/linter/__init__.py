@@ -112,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a file, manifest or container that looks like vLLM but cannot be read is an error "
         "(by default a 'not checked' note)",
     )
+    parser.add_argument(
+        "--upgrade-from",
+        metavar="X.Y.Z",
+        help="instead of checking: list, release by release from X.Y.Z to --vllm-version, every argument "
+        "the profiles set that is removed, renamed, retyped or deprecated, and the first release that "
+        "refuses them",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of stdout")
     return parser
 
@@ -124,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"vllm-profiles-lint: {exc}", file=sys.stderr)
         return 2
+    if options.upgrade_from:
+        return _upgrade(options, data)
     results = [
         lint_file(path, data=data, defaults=defaults, explicit=explicit and not options.skip_other_files)
         for path, explicit in iter_inputs(options.paths, options.include or DEFAULT_PATTERNS)
@@ -141,6 +150,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 class UsageError(Exception):
     pass
+
+
+def _upgrade(options: argparse.Namespace, data: ShippedData) -> int:
+    from .upgrade import upgrade_report
+
+    target = options.vllm_version.strip() or data.newest
+    paths = list(iter_inputs(options.paths, options.include or DEFAULT_PATTERNS))
+    try:
+        text, code = upgrade_report(
+            paths, data=data, start=options.upgrade_from.strip(), target=target, fmt=options.format
+        )
+    except UsageError as exc:
+        print(f"vllm-profiles-lint: {exc}", file=sys.stderr)
+        return 2
+    if options.output:
+        Path(options.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return code
 
 
 def _profile_defaults(options: argparse.Namespace) -> dict[str, Any]:
