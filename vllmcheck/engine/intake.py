@@ -455,19 +455,11 @@ class _Script:
 
     # ---- docker run
 
-    def _container_run(self, words: list[str], env: dict[str, str], line_no: int) -> Launch | None:
-        i = 1
-        if i < len(words) and words[i] == "container":
-            i += 1
-        if i >= len(words) or words[i] not in ("run", "create"):
-            if i < len(words) and words[i] == "exec":  # `docker exec -it box vllm serve ...`
-                start = launcher_start(words)
-                if start is not None:
-                    return self._launch(words[start:], line_no, "docker")
-            return None
-        i += 1
-        launch = Launch(form="docker", line=line_no, argv=[])
-        container_env: dict[str, str] = {}
+    def _docker_options(
+        self, words: list[str], i: int, launch: Launch, container_env: dict[str, str]
+    ) -> tuple[int, list[str] | None]:
+        """Read `docker run`'s options from ``words[i]`` on: the environment, GPUs, entrypoint; (where the
+        image is, the entrypoint given)."""
         entrypoint: list[str] | None = None
         while i < len(words):
             word = words[i]
@@ -498,6 +490,22 @@ class _Script:
                     launch.notes.append(f"--gpus {value}: the number of GPUs is the host's")
             elif name == "--entrypoint":
                 entrypoint = [value]
+        return i, entrypoint
+
+    def _container_run(self, words: list[str], env: dict[str, str], line_no: int) -> Launch | None:
+        i = 1
+        if i < len(words) and words[i] == "container":
+            i += 1
+        if i >= len(words) or words[i] not in ("run", "create"):
+            if i < len(words) and words[i] == "exec":  # `docker exec -it box vllm serve ...`
+                start = launcher_start(words)
+                if start is not None:
+                    return self._launch(words[start:], line_no, "docker")
+            return None
+        i += 1
+        launch = Launch(form="docker", line=line_no, argv=[])
+        container_env: dict[str, str] = {}
+        i, entrypoint = self._docker_options(words, i, launch, container_env)
         if i >= len(words):
             return None
         image = self._expand(words[i], launch)

@@ -118,30 +118,7 @@ def _validate_rules(
     # The rules' findings come ranked (rules.Ranked); one sort, in vLLM's order: by severity; then the rules'
     # findings of the catalog category (by position), the catalog's checks (in the order checked), the other
     # rules' findings (by position).
-    # The numbers of the arguments' values the rules' memo keys freeze, kept for the catalog checks' keys.
-    numbers: dict[str, int] = {}
-    if catalog is not None and memo and not plain:
-        # The catalog's checks of the arguments made in the rules' pass over them (one pass, not two).
-        checked: list[Finding] = []
-        version, ranked = ruleset.findings(
-            doc,
-            catalog=catalog,
-            waived=waived_ids,
-            memo=True,
-            numbers=numbers,
-            checks=(catalog_index(catalog), history, checked),
-        )
-    else:
-        version, ranked = ruleset.findings(
-            doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, numbers=numbers
-        )
-        checked = (
-            check_catalog(
-                doc.get("args") or {}, catalog, history=history, memo=memo and not plain, numbers=numbers
-            )
-            if catalog is not None
-            else []
-        )
+    version, ranked, checked = _rules_and_checks(doc, ruleset, catalog, history, waived_ids, plain, memo)
     if checked and _checkpoint_claims_marlin(doc):
         checked = [
             f for f in checked if not (f.rule == RULE_INVALID and tuple(f.fields) == ("quantization",))
@@ -171,6 +148,35 @@ def _validate_rules(
     except TypeError:  # two alike after all: then compared by their rank alone
         ranked.sort(key=_RANK)
     return new_verdict(version or None, ruleset.version_id, tuple(map(_FINDING, ranked)))
+
+
+def _rules_and_checks(doc, ruleset, catalog, history, waived_ids, plain, memo):
+    """(version, the rules' ranked findings, the catalog's checks of the arguments)."""
+    # The numbers of the arguments' values the rules' memo keys freeze, kept for the catalog checks' keys.
+    numbers: dict[str, int] = {}
+    if catalog is not None and memo and not plain:
+        # The catalog's checks of the arguments made in the rules' pass over them (one pass, not two).
+        checked: list[Finding] = []
+        version, ranked = ruleset.findings(
+            doc,
+            catalog=catalog,
+            waived=waived_ids,
+            memo=True,
+            numbers=numbers,
+            checks=(catalog_index(catalog), history, checked),
+        )
+    else:
+        version, ranked = ruleset.findings(
+            doc, catalog=catalog, waived=waived_ids, plain=plain, memo=memo, numbers=numbers
+        )
+        checked = (
+            check_catalog(
+                doc.get("args") or {}, catalog, history=history, memo=memo and not plain, numbers=numbers
+            )
+            if catalog is not None
+            else []
+        )
+    return version, ranked, checked
 
 
 def _checkpoint_claims_marlin(doc: Mapping[str, Any]) -> bool:

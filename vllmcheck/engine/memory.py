@@ -682,26 +682,9 @@ def _int_arg(args: Mapping[str, Any], name: str, default: int) -> int:
     return int(value)
 
 
-def estimate(
-    *,
-    config: Mapping[str, Any],
-    args: Mapping[str, Any],
-    hardware: Mapping[str, Any],
-    version: str | None,
-    total_size: int | None = None,
-) -> Estimate | None:
-    """The memory estimate of one profile on one GPU of its node, or None when the GPU's memory or the
-    model's shapes are not known."""
-    gpu = gpu_memory_bytes(hardware)
-    counts = param_counts(config)
-    if gpu is None or not counts["hidden"] or not counts["layers"]:
-        return None
-    gpu_name, total = gpu
-    tp = _int_arg(args, "tensor_parallel_size", 1)
-    pp = _int_arg(args, "pipeline_parallel_size", 1)
-    dp = _int_arg(args, "data_parallel_size", 1)
-    ep = bool(args.get("enable_expert_parallel"))
-    terms_name, terms = terms_of(version)
+def _limits(config, args, gpu_name: str, total: int, terms_name: str) -> tuple[int, int, int, float]:
+    """max_model_len, max_num_seqs, max_num_batched_tokens and gpu_memory_utilization as vLLM defaults them
+    for this GPU and release."""
     derived = derived_max_model_len(config) or 2048
     max_model_len = _int_arg(args, "max_model_len", derived)
     big = total >= 70 * GiB and "A100" not in gpu_name.upper()
@@ -722,60 +705,14 @@ def estimate(
         if isinstance(util, int | float) and not isinstance(util, bool) and util > 0
         else default_util
     )
-    kv_bytes_arg = args.get("kv_cache_memory_bytes") or args.get("kv_cache_memory")
-    weights = weights_per_gpu(
-        config,
-        tp=tp,
-        pp=pp,
-        dp=dp,
-        expert_parallel=ep,
-        quantization=args.get("quantization"),
-        dtype=args.get("dtype"),
-        total_size=total_size,
-    )
-    offload = args.get("cpu_offload_gb")
-    if isinstance(offload, int | float) and not isinstance(offload, bool) and offload > 0:
-        weights = max(0, weights - int(float(offload) * GiB))
-    layout = kv_layout(
-        config,
-        tp=tp,
-        pp=pp,
-        kv_cache_dtype=args.get("kv_cache_dtype"),
-        dtype=args.get("dtype"),
-        block_size=_int_arg(args, "block_size", 0) or None,
-    )
-    h = counts["hidden"]
-    inter = counts["intermediate"]
-    activation = int(
-        terms["act_token"] * batched * (h + 2 * inter / tp) * 2
-        + terms["sampler"] * min(max_num_seqs, batched) * counts["vocab"]
-        + terms["act_fixed"]
-    )
-    non_torch = int(terms["non_torch"] + (terms["non_torch_tp"] if tp * pp > 1 else 0))
-    eager = bool(args.get("enforce_eager"))
-    cudagraph = (
-        0 if eager else int(terms["graphs_fixed"] + terms["graphs_layer"] * math.ceil(counts["layers"] / pp))
-    )
-    notes: list[str] = []
-    if isinstance(kv_bytes_arg, int | float) and not isinstance(kv_bytes_arg, bool) and kv_bytes_arg > 0:
-        requested = int(kv_bytes_arg)
-        available = requested
-        band = 0
-        notes.append("--kv-cache-memory sets the KV cache's size: no profiling")
-    else:
-        requested = int(total * util)
-        available = requested - weights - activation - non_torch - cudagraph
-        band = int(terms["band"] * (activation + non_torch + cudagraph) + terms["band_fixed"])
-    needed = _needed(layout, max_model_len, batched)
-    kv_tokens = _kv_tokens(layout, available, max_num_seqs)
-    low = _kv_tokens(layout, available - band, max_num_seqs)
-    high = _kv_tokens(layout, available + band, max_num_seqs)
+    return max_model_len, max_num_seqs, batched, util
+
+
+def _verdict(layout, version, gpu_name, weights, requested, available, band, needed, max_model_len, batched):
+    """(verdict, reason, vLLM's message, its estimated maximum model length) from the figures."""
     reason = message = None
     estimated_max_len = None
     verdict = "starts"
-    if layout.attention_free:
-        kv_tokens = low = high = 0
-        needed = 0
     if weights > requested:
         verdict, reason = "refuses", "weights"
         message = weights_message(weights, requested, gpu_name)
@@ -792,11 +729,117 @@ def estimate(
         reason = "no-memory" if available <= 0 else "max-seq-len"
         if available > 0:
             estimated_max_len = _max_len(layout, available, max_model_len, batched)
+    return verdict, reason, message, estimated_max_len
+
+
+def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, total_size: int | None) -> int:
+    """The weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU."""
+    weights = weights_per_gpu(
+        config,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        expert_parallel=ep,
+        quantization=args.get("quantization"),
+        dtype=args.get("dtype"),
+        total_size=total_size,
+    )
+    offload = args.get("cpu_offload_gb")
+    if isinstance(offload, int | float) and not isinstance(offload, bool) and offload > 0:
+        weights = max(0, weights - int(float(offload) * GiB))
+    return weights
+
+
+def _overheads(
+    terms, counts, args, tp: int, pp: int, batched: int, max_num_seqs: int
+) -> tuple[int, int, int]:
+    """(activation peak, non-torch memory, CUDA graphs) of the release's terms."""
+    h = counts["hidden"]
+    inter = counts["intermediate"]
+    activation = int(
+        terms["act_token"] * batched * (h + 2 * inter / tp) * 2
+        + terms["sampler"] * min(max_num_seqs, batched) * counts["vocab"]
+        + terms["act_fixed"]
+    )
+    non_torch = int(terms["non_torch"] + (terms["non_torch_tp"] if tp * pp > 1 else 0))
+    eager = bool(args.get("enforce_eager"))
+    cudagraph = (
+        0 if eager else int(terms["graphs_fixed"] + terms["graphs_layer"] * math.ceil(counts["layers"] / pp))
+    )
+    return activation, non_torch, cudagraph
+
+
+def _budget(kv_bytes_arg, total, util, weights, activation, non_torch, cudagraph, terms, notes):
+    """(requested, available for the KV cache, the uncertainty band) in bytes."""
+    if isinstance(kv_bytes_arg, int | float) and not isinstance(kv_bytes_arg, bool) and kv_bytes_arg > 0:
+        requested = int(kv_bytes_arg)
+        available = requested
+        band = 0
+        notes.append("--kv-cache-memory sets the KV cache's size: no profiling")
+    else:
+        requested = int(total * util)
+        available = requested - weights - activation - non_torch - cudagraph
+        band = int(terms["band"] * (activation + non_torch + cudagraph) + terms["band_fixed"])
+    return requested, available, band
+
+
+def _fits(layout, available, kv_tokens, max_model_len, max_num_seqs, batched):
+    """What fits: the largest --max-model-len at --max-num-seqs, the largest --max-num-seqs at the length."""
     fit_len = fit_seqs = None
     if not layout.attention_free and available > 0 and layout.per_token:
         fit_len = min(_max_len(layout, available, 1 << 24, batched) // max(1, max_num_seqs), 1 << 24)
         fit_len = fit_len // layout.block_size * layout.block_size or None
         fit_seqs = kv_tokens // max(1, max_model_len) or None
+    return fit_len, fit_seqs
+
+
+def estimate(
+    *,
+    config: Mapping[str, Any],
+    args: Mapping[str, Any],
+    hardware: Mapping[str, Any],
+    version: str | None,
+    total_size: int | None = None,
+) -> Estimate | None:
+    """The memory estimate of one profile on one GPU of its node, or None when the GPU's memory or the
+    model's shapes are not known."""
+    gpu = gpu_memory_bytes(hardware)
+    counts = param_counts(config)
+    if gpu is None or not counts["hidden"] or not counts["layers"]:
+        return None
+    gpu_name, total = gpu
+    tp = _int_arg(args, "tensor_parallel_size", 1)
+    pp = _int_arg(args, "pipeline_parallel_size", 1)
+    dp = _int_arg(args, "data_parallel_size", 1)
+    ep = bool(args.get("enable_expert_parallel"))
+    terms_name, terms = terms_of(version)
+    max_model_len, max_num_seqs, batched, util = _limits(config, args, gpu_name, total, terms_name)
+    kv_bytes_arg = args.get("kv_cache_memory_bytes") or args.get("kv_cache_memory")
+    weights = _weights(config, args, tp, pp, dp, ep, total_size)
+    layout = kv_layout(
+        config,
+        tp=tp,
+        pp=pp,
+        kv_cache_dtype=args.get("kv_cache_dtype"),
+        dtype=args.get("dtype"),
+        block_size=_int_arg(args, "block_size", 0) or None,
+    )
+    activation, non_torch, cudagraph = _overheads(terms, counts, args, tp, pp, batched, max_num_seqs)
+    notes: list[str] = []
+    requested, available, band = _budget(
+        kv_bytes_arg, total, util, weights, activation, non_torch, cudagraph, terms, notes
+    )
+    needed = _needed(layout, max_model_len, batched)
+    kv_tokens = _kv_tokens(layout, available, max_num_seqs)
+    low = _kv_tokens(layout, available - band, max_num_seqs)
+    high = _kv_tokens(layout, available + band, max_num_seqs)
+    if layout.attention_free:
+        kv_tokens = low = high = 0
+        needed = 0
+    verdict, reason, message, estimated_max_len = _verdict(
+        layout, version, gpu_name, weights, requested, available, band, needed, max_model_len, batched
+    )
+    fit_len, fit_seqs = _fits(layout, available, kv_tokens, max_model_len, max_num_seqs, batched)
     concurrency = round(kv_tokens / max_model_len, 2) if kv_tokens and max_model_len else None
     return Estimate(
         gpu=gpu_name,

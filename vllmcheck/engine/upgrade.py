@@ -158,6 +158,53 @@ def _flag(spec: ArgSpec | None, name: str) -> str:
     return spec.long_flag if spec is not None else "--" + name.replace("_", "-")
 
 
+def _removed(base: dict[str, Any], name: str) -> dict[str, Any]:
+    replacement = REPLACEMENTS.get(name)
+    return {
+        **base,
+        "kind": "removed",
+        "replacement": " ".join(replacement.flags) if replacement and replacement.flags else None,
+        "note": replacement.note if replacement else None,
+    }
+
+
+def _deprecated(base: dict[str, Any], name: str, new) -> dict[str, Any]:
+    removed_in = removal_release(new.deprecation)
+    return {
+        **base,
+        "kind": "deprecated",
+        "replacement": (REPLACEMENTS[name].note if name in REPLACEMENTS else None),
+        "note": None,
+        "deprecation": new.deprecation,
+        "removed_in": removed_in,
+        "removed_in_said_by": "vllm" if removed_in else None,
+    }
+
+
+def _complete(releases: list[dict[str, Any]], gone: Mapping[str, str]) -> None:
+    """Every change with the same keys; a deprecation whose text names no removal gets the catalogs' one."""
+    for entry in releases:
+        for change in entry["changes"]:
+            change.setdefault("deprecation", None)
+            change.setdefault("removed_in", None)
+            change.setdefault("removed_in_said_by", None)
+            if change["kind"] == "deprecated" and change["argument"] in gone and not change["removed_in"]:
+                change["removed_in"] = gone[change["argument"]]
+                change["removed_in_said_by"] = "catalogs"  # vLLM's text names no release; the catalogs do
+
+
+def _text_refused(version: str, why: str) -> dict[str, Any]:
+    flag = m.group(1) if (m := re.search(r"argument (-[\w-]+)", why)) else "(the command)"
+    return {
+        "argument": None,
+        "flag": flag,
+        "release": version,
+        "kind": "refused",
+        "replacement": None,
+        "note": why,
+    }
+
+
 def upgrade_path(
     args: Mapping[str, Any],
     catalogs: Sequence[Catalog],
@@ -189,20 +236,12 @@ def upgrade_path(
             value = args[original]
             base = {"argument": original, "flag": _flag(old, name), "release": cur.version}
             if new is None:
-                replacement = REPLACEMENTS.get(name)
                 if name in renames:
                     target = cur.by_name[renames[name]]
                     change = {**base, "kind": "renamed", "replacement": target.long_flag, "note": None}
                     tracked[original] = target.name
                 else:
-                    change = {
-                        **base,
-                        "kind": "removed",
-                        "replacement": " ".join(replacement.flags)
-                        if replacement and replacement.flags
-                        else None,
-                        "note": replacement.note if replacement else None,
-                    }
+                    change = _removed(base, name)
                     del tracked[original]
                     gone[original] = cur.version
                     if refused_at is None:
@@ -215,17 +254,7 @@ def upgrade_path(
                     {**base, "kind": "retyped", "replacement": None, "note": f"{old.type} -> {new.type}"}
                 )
             if new.deprecated and not (old is not None and old.deprecated):
-                changes.append(
-                    {
-                        **base,
-                        "kind": "deprecated",
-                        "replacement": (REPLACEMENTS[name].note if name in REPLACEMENTS else None),
-                        "note": None,
-                        "deprecation": new.deprecation,
-                        "removed_in": removal_release(new.deprecation),
-                        "removed_in_said_by": "vllm" if removal_release(new.deprecation) else None,
-                    }
-                )
+                changes.append(_deprecated(base, name, new))
             why = _value_refused(new, value)
             if why and not (old is not None and _value_refused(old, value)):
                 changes.append({**base, "kind": "refused", "replacement": None, "note": why})
@@ -233,27 +262,11 @@ def upgrade_path(
                     refused_at, refusal = cur.version, why
         if refused_at is None and refuses is not None and (why := refuses(cur)):
             # the profile's own text, parsed as this release parses it (e.g. key=value --limit-mm-per-prompt)
-            changes.append(
-                {
-                    "argument": None,
-                    "flag": m.group(1) if (m := re.search(r"argument (-[\w-]+)", why)) else "(the command)",
-                    "release": cur.version,
-                    "kind": "refused",
-                    "replacement": None,
-                    "note": why,
-                }
-            )
+            changes.append(_text_refused(cur.version, why))
             refused_at, refusal = cur.version, why
         if changes:
             releases.append({"version": cur.version, "changes": changes})
-    for entry in releases:
-        for change in entry["changes"]:
-            change.setdefault("deprecation", None)
-            change.setdefault("removed_in", None)
-            change.setdefault("removed_in_said_by", None)
-            if change["kind"] == "deprecated" and change["argument"] in gone and not change["removed_in"]:
-                change["removed_in"] = gone[change["argument"]]
-                change["removed_in_said_by"] = "catalogs"  # vLLM's text names no release; the catalogs do
+    _complete(releases, gone)
     if unknown and refused_at is None:
         refused_at, refusal = first.version, "unrecognized arguments: " + " ".join(unknown)
     return {
