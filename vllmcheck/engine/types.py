@@ -216,15 +216,8 @@ class Verdict:
 
 
 def new_verdict(vllm_version: str | None, ruleset: int | None, findings: tuple[Finding, ...]) -> Verdict:
-    """``Verdict(vllm_version, ruleset, findings)``, built without the frozen dataclass's ``__init__``: that
-    sets each field through ``object.__setattr__`` and cost about 5% of validating a profile whose outcomes
-    are all memoised. The same instance: its fields written into its ``__dict__`` in their order."""
-    verdict = object.__new__(Verdict)
-    values = verdict.__dict__
-    values["vllm_version"] = vllm_version
-    values["ruleset"] = ruleset
-    values["findings"] = findings
-    return verdict
+    """``Verdict(vllm_version, ruleset, findings)``: the engine's one place that makes a verdict."""
+    return Verdict(vllm_version, ruleset, findings)
 
 
 _FINDING_FIELDS = tuple(f.name for f in fields(Finding))
@@ -236,15 +229,6 @@ _REQUIRED_KEYS = frozenset({"rule", "severity", "category", "message"})
 
 
 def new_finding(**values: Any) -> Finding:
-    """``Finding(**values)``, built as ``new_verdict`` builds a verdict: the frozen dataclass's ``__init__``
-    sets each of its fourteen fields through ``object.__setattr__`` (some 25 thousand instructions; a
-    finding is made for each value a release refuses that no earlier profile gave). The same instance: its
-    fields in their order in its ``__dict__``; TypeError for a field it does not have or a required one
-    missing, as ``__init__`` would."""
-    finding = object.__new__(Finding)
-    state = finding.__dict__
-    state.update(_FINDING_TEMPLATE)
-    state.update(values)
-    if len(state) != len(_FINDING_TEMPLATE) or not values.keys() >= _REQUIRED_KEYS:
-        Finding(**values)  # raises the TypeError __init__ raises
-    return finding
+    """``Finding(**values)``: the engine's one place that makes a finding (TypeError for a field it does not
+    have or a required one missing)."""
+    return Finding(**values)
