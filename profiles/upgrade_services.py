@@ -55,6 +55,8 @@ def profile_upgrade_path(profile: Profile, *, target: str) -> dict[str, Any]:
 
 def fleet_upgrade_table(profiles, *, target: str) -> dict[str, Any]:
     """Profiles x releases up to ``target``: each cell ok, deprecated, changed or refused."""
+    if target not in catalog_versions():
+        raise DomainError(f"to: no catalog for vLLM release {target!r}", field="to")
     entries = []
     for profile in profiles:
         start = profile_release_version(profile)

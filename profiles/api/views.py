@@ -237,6 +237,7 @@ class ProfileViewSet(viewsets.ModelViewSet):
         return Response(upgrade_services.profile_upgrade_path(profile, target=_upgrade_target(request)))
 
     @extend_schema(
+        operation_id="v1_profiles_fleet_upgrade_path",
         parameters=[OpenApiParameter("to", description="the target release (default: the newest catalog)")],
         responses={200: dict},
     )
