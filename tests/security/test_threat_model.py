@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = re.compile(r"(tests/[\w/]+\.py)|::(\w+)")
+REFERENCE = re.compile(r"(tests/[\w/]+\.py)|::(test_\w+)")
 
 
 def test_every_test_the_threat_model_names_exists():

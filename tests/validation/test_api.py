@@ -18,7 +18,7 @@ def test_validate_returns_findings_document_and_stores_nothing(api):
     )
     assert response.status_code == 200
     document = response.json()
-    assert set(document) == {"valid", "vllm_version", "ruleset", "findings"}
+    assert set(document) == {"valid", "vllm_version", "ruleset", "findings", "found"}
     assert document["valid"] is False
     assert SEED_MESSAGE_031 in [f["message"] for f in document["findings"]]
     finding = next(f for f in document["findings"] if f["message"] == SEED_MESSAGE_031)

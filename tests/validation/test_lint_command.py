@@ -70,7 +70,7 @@ def test_yaml_config_is_accepted():
         ("vllm serve m --speculative-config '{\"method\": ngram}'", [], "speculative-config"),
         ("vllm serve m --max-model-len '8192", [], "quot"),
         ("- just\n- a list\n", [], "mapping"),
-        ("vllm serve m", ["--vllm-version", "0.19.0"], "0.19.0"),
+        ("vllm serve m", ["--vllm-version", "0.7.3"], "0.7.3"),
     ],
 )
 def test_unparseable_input_or_unknown_version_exits_2_and_says_why(stdin, args, expected):

@@ -109,6 +109,8 @@ def _open(url: str, timeout: float, *, https_only: bool):
 def network_reason(exc: BaseException) -> str:
     """A network failure in words for a page or a mail (never the raw ``[Errno 111] ...`` text)."""
     if isinstance(exc, urllib.error.HTTPError):
+        if str(exc.msg).startswith("redirect refused:"):  # our own words (the opener's redirect check)
+            return str(exc.msg)
         return f"it answered HTTP {exc.code}"
     reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     if isinstance(reason, TimeoutError) or "timed out" in str(reason):
