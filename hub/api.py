@@ -21,6 +21,11 @@ class ModelConfigSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="Where the config came from; empty while it could not be resolved",
     )
+    weights_basis = serializers.ChoiceField(
+        choices=[("", "not looked at yet"), *ModelConfig.WeightsBasis.choices],
+        read_only=True,
+        help_text="Where the weights' size comes from (checkpoint_size); empty: not looked at yet",
+    )
 
     class Meta:
         model = ModelConfig

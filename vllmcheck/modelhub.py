@@ -509,10 +509,14 @@ def _checkpoint_of(
         _, tokens, encoder, max_length = checkpoint_facts(snapshot)
         return (None, tokens, encoder, max_length), local_weights(snapshot, unknown_if_none=True)
     files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
-    facts = _facts_of(files, lambda name: Path(_hub_file(repo, name, revision, settings)))
-    return facts, hub_weights(
+    weights = hub_weights(
         repo, revision, names, settings, lambda name: _hub_file(repo, name, revision, settings)
     )
+    try:  # a tokenizer file listed but not served: the facts are not known (the weights are)
+        facts = _facts_of(files, lambda name: Path(_hub_file(repo, name, revision, settings)))
+    except Exception:
+        facts = (None, None, None, None)
+    return facts, weights
 
 
 # Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
