@@ -598,9 +598,13 @@ class _Script:
         start = launcher_start(args)
         if start is not None:
             argv = args[start:]
-        elif _is_vllm_image(image) or any(a.startswith("--") for a in args) and "vllm" in image.lower():
+        elif _is_vllm_image(image):
             argv = ["vllm", "serve", *args]  # the image's ENTRYPOINT is `vllm serve` (api_server before)
-        elif args and any(_VLLM_FLAG.match(a) for a in args):
+        elif args and (
+            any(a.startswith("--") for a in args)
+            and "vllm" in image.lower()
+            or any(_VLLM_FLAG.match(a) for a in args)
+        ):
             argv = ["vllm", "serve", *args]
             launch.notes.append(f"{image} is read as running `vllm serve` (the arguments are vLLM's)")
         else:
