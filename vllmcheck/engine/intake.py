@@ -90,6 +90,7 @@ class Launch:
     variables: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"value"|"unknown", "how"}
     notes: list[str] = field(default_factory=list)
     gpus: int | None = None  # from docker's --gpus / CUDA_VISIBLE_DEVICES / compose's device count
+    last_line: int | None = None  # the launch's last line, where it is known (continuations, joined flags)
     name: str | None = None  # compose service, node label
 
     @property
@@ -103,6 +104,7 @@ class Launch:
         return {
             "form": self.form,
             "line": self.line,
+            "last_line": max(self.last_line or self.line, self.line),
             "name": self.name,
             "command": shlex.join(self.argv),
             "image": self.image,
@@ -311,6 +313,7 @@ class _Script:
         self.launches: list[Launch] = []
         self.errors: list[ParseError] = []
         self.joined: dict[int, list[int]] = {}  # launch line -> the flag lines read as its arguments
+        self.spans: dict[int, int] = {}  # a logical line's first line -> its last
 
     # ---- lines
 
@@ -349,6 +352,7 @@ class _Script:
                 buf = cleaned[i]
             heredoc = _HEREDOC.search(buf) if "<<" in buf else None
             out.append((first_line + start, buf))
+            self.spans[first_line + start] = first_line + i
             i += 1
             if heredoc:
                 body_start = i
@@ -368,6 +372,7 @@ class _Script:
                 start, before = out[-1]
                 out[-1] = (start, before.rstrip().removesuffix("\\") + " " + logical.strip())
                 self.joined.setdefault(start, []).append(line_no)
+                self.spans[start] = max(self.spans.get(start, start), self.spans.get(line_no, line_no))
                 continue
             out.append((line_no, logical))
         return out
@@ -502,6 +507,7 @@ class _Script:
         return launch
 
     def _account(self, launch: Launch) -> None:
+        launch.last_line = self.spans.get(launch.line, launch.line)
         joined = self.joined.get(launch.line)
         if joined:
             launch.notes.append(
