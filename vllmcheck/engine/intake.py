@@ -211,6 +211,7 @@ def _read(text: str, kind: str, bound: dict[str, str]) -> Intake:
         python = _python(plain, bound)
         if python:
             return Intake("python", python)
+        launches = _pasted_arguments(plain, bound)
     if not launches and reader.errors:
         raise reader.errors[0]
     many_lines = len([ln for ln in plain.splitlines() if ln.strip()]) > 1
@@ -519,6 +520,8 @@ class _Script:
             if _WHOLE_PLACEHOLDER.fullmatch(value) and value.startswith("<"):
                 how = "a Python expression" if launch.form == "python" else "a placeholder"
                 launch.variables.setdefault(value[1:-1], {"unknown": True, "how": how})
+            elif _WHOLE_PLACEHOLDER.fullmatch(value):
+                launch.variables.setdefault(value, {"unknown": True, "how": "a template variable"})
         if self.sourced and any(v.get("unknown") for v in launch.variables.values()):
             launch.notes.append(
                 "variables set by " + ", ".join(f"`source {s}`" for s in self.sourced) + " are not known here"
@@ -877,6 +880,79 @@ def _is_vllm_image(image: str) -> bool:
         name = name.rsplit(":", 1)[0]
     last = name.rsplit("/", 1)[-1].lower()
     return last.startswith("vllm-openai") or last in ("vllm-tpu", "vllm-cpu", "vllm", "vllm-rocm")
+
+
+# ------------------------------------------------------------------------------ arguments pasted alone
+
+
+def _pasted_arguments(text: str, bound: Mapping[str, str]) -> list[Launch]:
+    """vLLM's arguments pasted without their launcher: a container's ``command:``/``args:`` (or a YAML list
+    of flags) cut out of its manifest, or lines that are only flags (``--model m --tensor-parallel-size 2``,
+    what one gives an image whose entrypoint is ``vllm serve``). Read as a launch with them, and said."""
+    found = _yaml_arguments(text) or _flag_lines(text)
+    if found is None:
+        return []
+    argv, line, how = found
+    start = launcher_start(argv)
+    if start is None:
+        if not any(_VLLM_FLAG.match(word) for word in argv):
+            return []
+        # a container's arguments: its command (api_server in the manifests of record) is elsewhere
+        launcher = ["vllm", "serve"] if how.startswith("only") else ["python3", "-m", _API_SERVER]
+        argv, start = [*launcher, *argv], 0
+        how += f": read as the arguments of `{' '.join(launcher)}`"
+    launch = Launch(form="command", line=line, argv=[])
+    script = _Script(bound)
+    launch.argv = script.expand_words(normal_argv(argv[start:], launch), launch)
+    launch.notes.insert(0, how)
+    script._account(launch)
+    return [launch] if launch.argv else []
+
+
+def _yaml_arguments(text: str) -> tuple[list[str], int, str] | None:
+    try:
+        doc = safe_load_bounded(textwrap.dedent(text))
+    except ParseError:
+        return None
+    first = next((n for n, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
+    if isinstance(doc, list) and doc and all(isinstance(item, str | int | float) for item in doc):
+        return [str(item) for item in doc], first, "a list of arguments pasted alone"
+    if not isinstance(doc, dict) or not {"command", "args", "entrypoint"} & set(doc):
+        return None
+    argv: list[str] = []
+    for key in ("entrypoint", "command", "args"):
+        value = doc.get(key)
+        if isinstance(value, list):
+            argv.extend(str(item) for item in value)
+        elif isinstance(value, str):
+            try:
+                argv.extend(word for word, _ in shell.split_words(value))
+            except ParseError:
+                return None
+    keys = "/".join(f"{k}:" for k in ("entrypoint", "command", "args") if k in doc)
+    return (argv, first, f"a container's {keys} pasted without the rest of its manifest") if argv else None
+
+
+def _flag_lines(text: str) -> tuple[list[str], int, str] | None:
+    """The first paragraph of the text whose lines are all flags (prose and fences around it apart)."""
+    groups: list[list[tuple[int, str]]] = [[]]
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            groups[-1].append((number, line.strip()))
+        elif groups[-1]:
+            groups.append([])
+    for group in groups:
+        lines = [(n, line) for n, line in group if not line.startswith("#")]
+        if not lines or not all(line.startswith("-") for _, line in lines):
+            continue
+        joined = " ".join(line.removesuffix("\\") for _, line in lines)
+        try:
+            words = [w for w, _ in shell.split_words(joined)]
+        except ParseError:
+            continue
+        if any(_VLLM_FLAG.match(word) for word in words):
+            return words, lines[0][0], "only vLLM's arguments were pasted, without `vllm serve`"
+    return None
 
 
 # ---------------------------------------------------------------------------------------- Dockerfiles
