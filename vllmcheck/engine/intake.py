@@ -1040,6 +1040,8 @@ def _joined_lines(text: str) -> list[tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not pending:
             start = number
+        elif not line.strip() or line.lstrip().startswith("#"):
+            continue  # Docker drops comment and empty lines inside a continued instruction
         stripped = line.rstrip()
         if stripped.endswith("\\"):
             pending.append(stripped[:-1])
