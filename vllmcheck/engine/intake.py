@@ -1271,7 +1271,9 @@ def _py_names(tree: ast.Module) -> _PyNames:
         target, value = node.targets[0], node.value.value
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             continue
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name) and target.id in names.lines and names.get(target.id) != str(value):
+            names.pop(target.id, None)  # given different values (in branches): not known here
+        elif isinstance(target, ast.Name) and target.id not in names.lines:
             names[target.id] = str(value)
             names.lines[target.id] = node.lineno
         elif isinstance(target, ast.Subscript) and ast.unparse(target.value) == "os.environ":
