@@ -61,6 +61,16 @@ class SsoBackend(OIDCAuthenticationBackend):
             return None
         return super().authenticate(request, **kwargs)
 
+    def verify_token(self, token, **kwargs):
+        """The library checks the signature (RS256, the JWKS key the token's ``kid`` names), the expiry and the
+        nonce; the audience must also be this client."""
+        payload = super().verify_token(token, **kwargs)
+        audience = payload.get("aud")
+        audiences = [audience] if isinstance(audience, str) else list(audience or [])
+        if settings.OIDC_RP_CLIENT_ID not in audiences:
+            raise SuspiciousOperation("the id token is not for this client (aud)")
+        return payload
+
     def verify_claims(self, claims):
         return bool(claims.get("email")) and claims.get("email_verified", True) is not False
 

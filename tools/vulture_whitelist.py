@@ -178,3 +178,11 @@ try_command  # unused variable (validation/forms.py:166): a form field
 try_kind  # unused variable (validation/forms.py:172): a form field
 release_terms  # unused variable (vllmcheck/engine/memory.py:586): a field of the memory estimate's JSON
 RULE_PACK_FIRST_RELEASE  # unused variable (vllmcheck/__init__.py:17): read by tools/rulepack and the tests
+
+# Single sign-on: named by dotted path in settings (AUTHENTICATION_BACKENDS, OIDC_AUTHENTICATE_CLASS,
+# OIDC_CALLBACK_CLASS); verify_claims is mozilla-django-oidc's hook.
+SsoBackend  # unused class (accounts/oidc.py)
+LocalPasswordBackend  # unused class (accounts/oidc.py)
+SsoSignInView  # unused class (accounts/oidc.py)
+SsoCallbackView  # unused class (accounts/oidc.py)
+_.verify_claims  # unused method (accounts/oidc.py): mozilla-django-oidc's claims check

@@ -117,6 +117,15 @@ def test_a_deactivated_user_cannot_sign_in_through_sso(sso, teams, user):
     assert client.get("/teams/").status_code == 302  # still signed out
 
 
+def test_an_e_mail_the_provider_says_is_not_verified_signs_nobody_in(sso, teams, user):
+    sso.set_users({"ada": {"email": "ada@example.com", "email_verified": False, "groups": ["research"]}})
+    client = Client()
+    back = sign_in(client, "ada")
+    assert back.status_code == 302 and "sso=failed" in back["Location"]
+    assert memberships(user) == {}
+    assert client.get("/teams/").status_code == 302
+
+
 def test_a_callback_without_the_sessions_state_signs_nobody_in(sso, client):
     back = client.get("/oidc/callback/?code=forged&state=forged")
     assert back.status_code == 302 and "sso=failed" in back["Location"]

@@ -52,7 +52,7 @@ const provider = new Provider(issuer, {
         return {
           sub: id,
           email: user.email,
-          email_verified: true,
+          email_verified: user.email_verified ?? true,
           name: user.name || id,
           preferred_username: id,
           groups: user.groups || [],
