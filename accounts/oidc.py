@@ -62,8 +62,8 @@ class SsoBackend(OIDCAuthenticationBackend):
         return super().authenticate(request, **kwargs)
 
     def verify_token(self, token, **kwargs):
-        """The library checks the signature (RS256, the JWKS key the token's ``kid`` names), the expiry and the
-        nonce; the audience must also be this client."""
+        """The library checks the signature (RS256, the JWKS key the token's ``kid`` names), the expiry and
+        the nonce; the audience must also be this client."""
         payload = super().verify_token(token, **kwargs)
         audience = payload.get("aud")
         audiences = [audience] if isinstance(audience, str) else list(audience or [])

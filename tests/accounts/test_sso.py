@@ -4,8 +4,11 @@ groups claim through each team's mapping, removal of a group, the local password
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
 from django.contrib.auth import authenticate, get_user_model
+from django.core.management import CommandError, call_command
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
@@ -192,3 +195,14 @@ def test_the_team_page_sets_the_mapping(staff, client):
     assert "ml-leads = admin\nml-platform = editor" in page
     wrong = client.post("/teams/ml-platform/sso-groups/", {"groups": "ml-platform = owner"}, follow=True)
     assert "unknown role &#x27;owner&#x27;" in wrong.content.decode()
+
+
+def test_oidc_discover_prints_the_providers_endpoints_as_settings(oidc_provider):
+    out = StringIO()
+    call_command("oidc_discover", oidc_provider.issuer + "/", stdout=out)
+    lines = dict(line.split("=", 1) for line in out.getvalue().splitlines())
+    expected = oidc_provider.settings()
+    for name in ("AUTHORIZATION", "TOKEN", "USER", "JWKS"):
+        assert lines[f"OIDC_OP_{name}_ENDPOINT"] == expected[f"OIDC_OP_{name}_ENDPOINT"]
+    with pytest.raises(CommandError, match="could not read"):
+        call_command("oidc_discover", oidc_provider.issuer + "/other", stdout=StringIO())
