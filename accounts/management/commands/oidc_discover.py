@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 ENDPOINTS = {
     "OIDC_OP_AUTHORIZATION_ENDPOINT": "authorization_endpoint",
-    "OIDC_OP_TOKEN_ENDPOINT": "token_endpoint",
+    "OIDC_OP_TOKEN_ENDPOINT": "token_endpoint",  # nosec B105  # a discovery key, not a password
     "OIDC_OP_USER_ENDPOINT": "userinfo_endpoint",
     "OIDC_OP_JWKS_ENDPOINT": "jwks_uri",
 }
