@@ -41,6 +41,7 @@ def install() -> Path:
             raise RuntimeError("the SSO tests need node and npm (node >= 20) to install node-oidc-provider")
         CACHE.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=CACHE, prefix=".install-"))
+        staging.chmod(0o755)  # mkdtemp makes it private
         for name in ("package.json", "package-lock.json"):
             shutil.copy(HERE / name, staging / name)
         subprocess.run(
