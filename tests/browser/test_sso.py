@@ -26,6 +26,7 @@ def test_a_user_signs_in_at_the_provider_and_lands_in_the_team_of_their_group(
     page = browser_page
 
     page.goto("/accounts/login/")
+    screenshot(page, "sso-login-page")
     page.get_by_role("link", name="Sign in with Test IdP").click()
     page.wait_for_url(f"{sso.issuer}/**")  # at the provider
     page.locator('input[name="login"]').fill("lin")
