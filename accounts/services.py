@@ -147,14 +147,16 @@ def sso_sign_in(*, user, groups: list[str]) -> None:
     membership_model = _membership_model()
     wanted = sso_roles(groups)
     wanted_by_id = {team.pk: (team, role) for team, role in wanted.items()}
-    for membership in membership_model.objects.select_for_update().filter(user=user).select_related("team"):
+    memberships = membership_model.objects.select_for_update(of=("self",)).filter(user=user)
+    for membership in memberships.select_related("team"):
         team, role = wanted_by_id.pop(membership.team_id, (membership.team, None))
         if not membership.via_sso or membership.role == role:
             continue
         before = {"user": user.get_username(), "role": membership.role, "via_sso": True}
         if role is None:
+            pk = membership.pk
             membership.delete()
-            _audit_membership(user, team, "membership.delete", membership.pk, before, None, groups)
+            _audit_membership(user, team, "membership.delete", pk, before, None, groups)
         else:
             membership.role = role
             membership.save(update_fields=["role"])
