@@ -659,6 +659,49 @@ def team_set_default_node_type(
     return team
 
 
+SSO_GROUP_MAX = 200
+
+
+def team_set_sso_groups(
+    *, actor, team: Team, groups: dict[str, str], precondition: Callable[[], None] | None = None
+) -> Team:
+    """Single sign-on: which of the identity provider's groups make a user a member of the team, and with
+    which role (``{"group": "viewer" | "editor" | "admin"}``); applied at each member's next SSO sign-in
+    (``accounts.services.sso_sign_in``). The team's admins and staff set it."""
+    permissions.require(
+        permissions.can_admin_team(actor, team), "only the team's admins may map SSO groups to roles"
+    )
+    clean: dict[str, str] = {}
+    for group, role in groups.items():
+        name = str(group).strip()
+        if not name or len(name) > SSO_GROUP_MAX:
+            raise DomainError(
+                f"a group name is 1 to {SSO_GROUP_MAX} characters: {name[:50]!r}", field="groups"
+            )
+        if role not in TeamMembership.Role.values:
+            raise DomainError(
+                f"unknown role {role!r} for group {name!r}; roles: {', '.join(TeamMembership.Role.values)}",
+                field="groups",
+            )
+        clean[name] = role
+    with transaction.atomic():
+        team = _team_locked(team, precondition)
+        before = {"sso_groups": team.sso_groups}
+        team.sso_groups = clean
+        team.save(update_fields=["sso_groups"])
+        audit_record(
+            actor=actor,
+            action="team.update",
+            object_type="team",
+            object_id=team.pk,
+            object_repr=team.slug,
+            team=team,
+            before=before,
+            after={"sso_groups": clean},
+        )
+    return team
+
+
 def team_add_member(
     *,
     actor,
@@ -678,7 +721,7 @@ def team_add_member(
         team = _team_locked(team, precondition)
         old = TeamMembership.objects.filter(team=team, user=user).values("role", "watch").first()
         membership, _ = TeamMembership.objects.update_or_create(
-            team=team, user=user, defaults={"role": role, "watch": watch}
+            team=team, user=user, defaults={"role": role, "watch": watch, "via_sso": False}
         )
         audit_record(
             actor=actor,
@@ -720,10 +763,11 @@ def team_member_update(
                 field="role",
             )
         membership.role = role
+        membership.via_sso = False  # set by hand: SSO no longer changes it
     if watch is not None:
         membership.watch = watch
     with transaction.atomic():
-        membership.save(update_fields=["role", "watch"])
+        membership.save(update_fields=["role", "watch", "via_sso"])
         audit_record(
             actor=actor,
             action="membership.update",
