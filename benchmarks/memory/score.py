@@ -1,6 +1,7 @@
 """Score the memory model (vllmcheck/engine/memory.py) against published vLLM start-ups (runs.yaml).
 
-    python benchmarks/memory/score.py              # per run, then calibration half, held-out half, all
+    python benchmarks/memory/score.py              # per run, then calibration half, held-out half (old
+                                                   # runs, batch 2's new runs), all
     python benchmarks/memory/score.py --calibrate  # grid-search the non-weight terms on the fit half
 
 Per run: the product's weights per GPU against vLLM's "Model loading took" figure, and its KV cache size in
@@ -112,6 +113,7 @@ def score(runs: list[dict], configs: dict, checkpoints: dict, *, quiet: bool = F
             {
                 "id": run["id"],
                 "fit": run.get("fit", False),
+                "new": run.get("batch") == 2,
                 "w_pred": w_pred,
                 "w_logged": w_logged,
                 "w_err": rel(w_pred, w_logged) if w_logged else None,
@@ -147,6 +149,8 @@ def score(runs: list[dict], configs: dict, checkpoints: dict, *, quiet: bool = F
     for name, subset in (
         ("calibration half (fit)", [r for r in rows if r["fit"]]),
         ("held-out half", [r for r in rows if not r["fit"]]),
+        ("held-out old (first 25 runs)", [r for r in rows if not r["fit"] and not r["new"]]),
+        ("held-out new (batch 2)", [r for r in rows if r["new"]]),
         ("all", rows),
         ("weights from the checkpoint", [r for r in rows if r["basis"] != memory.BASIS_SHAPES]),
     ):
