@@ -203,7 +203,7 @@ def calibrate(runs: list[dict], configs: dict, checkpoints: dict) -> None:
         grid = itertools.product(
             (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0),
             (0.1, 0.2, 0.35),
-            (36.0,),
+            (8.0, 16.0, 20.0, 24.0, 28.0, 32.0, 36.0, 40.0, 44.0, 48.0, 56.0, 64.0),
             (0.2, 0.45, 0.7, 1.0, 1.5, 2.0, 3.0),
         )
         for act, non_torch, sampler, parallel in grid:
