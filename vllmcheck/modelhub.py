@@ -537,6 +537,44 @@ def _cannot_connect(exc: BaseException) -> bool:
     return any(cls.__name__ in _CANNOT_CONNECT for cls in type(exc).__mro__)
 
 
+# The socket errors behind "cannot connect", in words (never "[Errno -2] Name or service not known").
+_CONNECTION_WORDS = (
+    (
+        (
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "no address associated",
+            "getaddrinfo",
+            "name resolution",
+        ),
+        "name lookup failed",
+    ),
+    (("connection refused",), "connection refused"),
+    (("network is unreachable", "no route to host"), "no route to the host"),
+    (("timed out", "timeout"), "no answer in time"),
+    (("certificate", "ssl"), "the TLS handshake failed"),
+)
+
+
+def connection_words(exc: BaseException) -> str:
+    """Why a connection failed, in words: ``name lookup failed``, ``connection refused`` ..."""
+    text = " ".join(str(e) for e in _chain(exc)).lower()
+    for needles, words in _CONNECTION_WORDS:
+        if any(needle in text for needle in needles):
+            return words
+    return "the connection failed"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < 8:
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
 def _cached_only(repo: str, revision: str, settings: HubSettings, why: str) -> str:
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import LocalEntryNotFoundError
@@ -573,8 +611,7 @@ def _download(repo: str, revision: str, settings: HubSettings, *, force: bool = 
         except Exception as exc:
             if not _cannot_connect(exc):
                 raise
-            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            why = f"{settings.where} cannot be reached ({text})"
+            why = f"{settings.where} could not be reached ({connection_words(exc)})"
             _remember_unreachable(settings, why)
             return _cached_only(repo, revision, settings, why)
         with _unreachable_lock:
@@ -708,6 +745,8 @@ def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> 
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", None)
         return f"{where} answered HTTP {status}" if status else str(exc).splitlines()[0]
+    if _cannot_connect(exc) or isinstance(exc, OSError):
+        return f"{where} could not be reached ({connection_words(exc)})"
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return f"{type(exc).__name__}: {text}"
 

@@ -18,12 +18,6 @@ def _raw(text: str) -> list[str]:
     return [marker for marker in RAW if marker in text]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="vllmcheck/modelhub.py still quotes the connection error ('cannot be reached ([Errno 111] ...)'); "
-    "its wording is changed on another branch: once merged this passes, and strict makes it fail until this "
-    "marker is removed",
-)
 def test_an_unfetchable_model_shows_no_raw_exception_text_in_the_api_or_the_pages(api, user, team):
     validated = api.post(
         "/api/v1/validate/", {"kind": "serving", "command": f"vllm serve {QWEN}"}, format="json"
