@@ -178,4 +178,4 @@ try_command  # unused variable (validation/forms.py:166): a form field
 try_kind  # unused variable (validation/forms.py:172): a form field
 release_terms  # unused variable (vllmcheck/engine/memory.py:586): a field of the memory estimate's JSON
 RULE_PACK_FIRST_RELEASE  # unused variable (vllmcheck/__init__.py:17): read by tools/rulepack and the tests
-message_detail  # unused variable (vllmcheck/engine/types.py, profiles/api/serializers.py): a field of the findings JSON, set by checks' _finding(**extra)
+message_detail  # unused variable (vllmcheck/engine/types.py): a field of the findings JSON (checks' _finding)

@@ -559,7 +559,27 @@ _CONNECTION_WORDS = (
 
 def connection_words(exc: BaseException) -> str:
     """Why a connection failed, in words: ``name lookup failed``, ``connection refused`` ..."""
-    text = " ".join(str(e) for e in _chain(exc)).lower()
+    return _words_of(" ".join(str(e) for e in _chain(exc)).lower())
+
+
+_RAW_REASON = re.compile(r"(cannot|could not) be reached \(([^()]*(?:\([^()]*\))?[^()]*)\)")
+
+
+def error_in_words(text: str) -> str:
+    """A stored error or message written before connection errors were put in words (``... cannot be reached
+    ([Errno -2] Name or service not known)``), as it reads now (``... could not be reached (name lookup
+    failed)``); any other text unchanged."""
+
+    def words(match: re.Match[str]) -> str:
+        reason = match.group(2)
+        if "[Errno" not in reason and "Error" not in reason:
+            return match.group(0)
+        return f"could not be reached ({_words_of(reason.lower())})"
+
+    return _RAW_REASON.sub(words, text)
+
+
+def _words_of(text: str) -> str:
     for needles, words in _CONNECTION_WORDS:
         if any(needle in text for needle in needles):
             return words

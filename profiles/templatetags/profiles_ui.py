@@ -10,6 +10,7 @@ from django import template
 from accounts import permissions
 from validation.errors import DomainError
 from validation.selectors import fleet_release
+from vllmcheck import modelhub
 from vllmcheck.engine import missing as missing_lib
 
 register = template.Library()
@@ -67,7 +68,7 @@ def split_unverifiable(findings) -> dict:
             bool(f.get("missing")) or str(f.get("message", "")).startswith("could not verify")
         )
         (unverifiable if quiet else shown).append(f)
-    return {"shown": shown, "unverifiable": unverifiable}
+    return {"shown": shown, "unverifiable": unverifiable, "count": len(shown) + len(unverifiable)}
 
 
 _UNREACHABLE = re.compile(r"could not be reached \(([^)]*)\)")
@@ -78,7 +79,7 @@ def hub_unreachable_reason(finding) -> str | None:
     says so; None for any other finding."""
     if not isinstance(finding, dict) or finding.get("rule") != "model-config-unavailable":
         return None
-    match = _UNREACHABLE.search(str(finding.get("message", "")))
+    match = _UNREACHABLE.search(modelhub.error_in_words(str(finding.get("message", ""))))
     return match.group(1) if match else None
 
 
@@ -94,6 +95,12 @@ def hub_unreachable(findings) -> str | None:
         if reason:
             return reason
     return None
+
+
+@register.filter
+def error_words(text) -> str:
+    """A stored error or message with a raw connection error (``[Errno -2] ...``) in words."""
+    return modelhub.error_in_words(str(text or ""))
 
 
 @register.filter

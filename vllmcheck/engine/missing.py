@@ -20,6 +20,7 @@ __all__ = [
     "fact",
     "note",
     "template_in_words",
+    "variable_fact",
     "words",
 ]
 
@@ -76,6 +77,11 @@ def fact(path: str) -> dict[str, str]:
     if root == "vllm":
         return _fact("vllm", "the target vLLM release", "choose the profile's vLLM release")
     return _fact(path, f"the profile's {path.replace('_', ' ')}", "")
+
+
+def variable_fact(name: str, value: str) -> dict[str, str]:
+    """An argument the text gives as a variable (``--tensor-parallel-size $TP``): its value is the fact."""
+    return _fact(f"args.{name}", f"the value of `{value}`", "give the variable's value")
 
 
 def _fact(path: str, words_: str, supply: str) -> dict[str, str]:
