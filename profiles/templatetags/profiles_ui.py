@@ -97,10 +97,15 @@ def hub_unreachable(findings) -> str | None:
     return None
 
 
+_OLD_UNKNOWN = re.compile(r"<unknown: [^<>]*>")
+
+
 @register.filter
 def error_words(text) -> str:
-    """A stored error or message with a raw connection error (``[Errno -2] ...``) in words."""
-    return modelhub.error_in_words(str(text or ""))
+    """A stored error or message with a raw connection error (``[Errno -2] ...``) in words, and an unknown
+    value of a verdict stored before findings named missing facts in words (``<unknown: EXPR>``) as the
+    engine writes it now (``…``) until the next re-check rewrites it."""
+    return _OLD_UNKNOWN.sub(missing_lib.PLACEHOLDER, modelhub.error_in_words(str(text or "")))
 
 
 @register.filter

@@ -14,9 +14,7 @@ import re
 __all__ = ["first_sentence", "flatten", "summarise"]
 
 # Words ending in a period that do not end a sentence (compared lower-case, without the final period).
-ABBREVIATIONS = frozenset(
-    {"e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "resp", "no", "fig", "eq", "al"}
-)
+ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "incl", "resp", "fig", "eq", "al"})
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
