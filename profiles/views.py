@@ -77,6 +77,13 @@ def _grouped(findings) -> list[tuple[str, list[dict]]]:
     ]
 
 
+def unverifiable(finding: dict) -> bool:
+    """An info that a check could not be decided for want of a fact (the findings panel folds these)."""
+    return finding.get("severity") == "info" and (
+        bool(finding.get("missing")) or str(finding.get("message", "")).startswith("could not verify")
+    )
+
+
 def _arg_rows(args: dict, findings) -> list[dict]:
     """Engine arguments as table rows, each with the active findings that concern it."""
     dicts = [f if isinstance(f, dict) else f.as_dict() for f in findings]
@@ -86,6 +93,7 @@ def _arg_rows(args: dict, findings) -> list[dict]:
             f
             for f in dicts
             if not f.get("waived")
+            and not unverifiable(f)  # shown once, folded, in the findings panel
             and any(field == name or field.startswith(name + ".") for field in f["fields"])
         ]
         worst = min((SEVERITIES.index(f["severity"]) for f in concerns), default=None)

@@ -192,3 +192,4 @@ LocalPasswordBackend  # unused class (accounts/oidc.py)
 SsoSignInView  # unused class (accounts/oidc.py)
 SsoCallbackView  # unused class (accounts/oidc.py)
 _.verify_claims  # unused method (accounts/oidc.py): mozilla-django-oidc's claims check
+message_detail  # unused variable (vllmcheck/engine/types.py): a field of the findings JSON (checks' _finding)

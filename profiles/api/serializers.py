@@ -27,7 +27,17 @@ class FindingSerializer(serializers.Serializer):
     fix = serializers.DictField(allow_null=True, required=False)
     message_source = serializers.CharField(help_text="The rule's message as vLLM's source writes it")
     message_rendered = serializers.BooleanField(help_text="False: a value of the message is unknown")
-    message_note = serializers.CharField(allow_null=True, help_text="Which values are unknown, and why")
+    message_note = serializers.CharField(
+        allow_null=True, help_text="How to supply the facts that are missing"
+    )
+    missing = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        required=False,
+        help_text='The facts the finding could not be decided without: {"fact", "words", "supply"}',
+    )
+    message_detail = serializers.CharField(
+        allow_null=True, required=False, help_text="vLLM's whole text when the message is its first sentence"
+    )
 
 
 class FindingsDocumentSerializer(serializers.Serializer):
