@@ -286,6 +286,18 @@ def _install_standins() -> None:
         print(f"warning: triton not usable ({e}); vLLM will see HAS_TRITON=False", file=sys.stderr)
 
 
+# Host memory of the stand-in GPU node (an 8-GPU H100 node has 1-2 TiB). Before 0.12, CacheConfig refuses a
+# --swap-space (4 GiB per GPU by default) above 70% of `get_cpu_memory()`: measured on this machine, every
+# -tp 8 configuration would be refused, which the GPU node never does.
+STANDIN_HOST_MEMORY = int(os.environ.get("VLLM_STANDIN_HOST_MEMORY_GIB", "2048")) << 30
+
+
+def _standin_host_memory() -> None:
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("vllm") and callable(getattr(mod, "get_cpu_memory", None)):
+            mod.get_cpu_memory = lambda: STANDIN_HOST_MEMORY
+
+
 class Harness:
     def __init__(self, models_dir: str):
         self.models_dir = models_dir
@@ -330,6 +342,7 @@ class Harness:
             UsageContext,
             FlexibleArgumentParser,
         )
+        _standin_host_memory()
         try:
             from vllm.triton_utils import HAS_TRITON
         except Exception:
