@@ -186,7 +186,8 @@ def scalar_kind(t: str | None) -> str:
         return "int"
     if t == "float":
         return "float"
-    if t in JSON_TYPES or t.startswith("dataclass("):
+    if t in JSON_TYPES or t.startswith("dataclass(") or t.endswith((".from_cli", ".from_json")):
+        # 0.8's type=CompilationConfig.from_cli / PoolerConfig.from_json: a config's JSON
         return "json"
     if t.startswith("lambda@") and ".lower()" in t:
         return "str"  # normalising lambdas (s.lower().replace("-", "_")): still a string
@@ -205,6 +206,10 @@ def real_kind(a: dict) -> tuple[str, str | None]:
         return "list", scalar_kind(a["type"])
     if a["action"] not in ("_StoreAction",) and a["type"] is None:
         return "str", None  # custom actions taking one string (DeprecatedLogConfigFileAction, ...)
+    if base_type(a["type"]) == "bool":
+        # a store action with type=bool (0.11's --guided-decoding-disable-*) takes one value, any string,
+        # and applies bool() to it: the catalog's `bool` would be a flag without a value, so it says `str`
+        return "str", None
     return scalar_kind(a["type"]), None
 
 
@@ -296,7 +301,15 @@ def check_choices(a: dict, c: dict) -> list[str]:
     return [f"choices: only in vLLM {sorted(r - k)}, only in catalog {sorted(k - r)}"]
 
 
-FIELDS = ("flags", "type", "default", "choices")
+def check_deprecated(a: dict, c: dict) -> list[str]:
+    """One way only: an argument vLLM's parser marks deprecated (``deprecated=True``) must be deprecated in
+    the catalog; the catalog may say so where vLLM only says it in the help text or a warning."""
+    if a.get("deprecated") and not c.get("deprecated"):
+        return ["deprecated: vLLM's parser marks it deprecated, the catalog does not"]
+    return []
+
+
+FIELDS = ("flags", "type", "default", "choices", "deprecated")
 
 
 def compare(parser_doc: dict, catalog: dict) -> dict:
@@ -328,7 +341,12 @@ def compare(parser_doc: dict, catalog: dict) -> dict:
             row["problems"].setdefault("flags", []).append(
                 f"option strings missing from the catalog: {missing}"
             )
-        for fld, fn in (("type", check_type), ("default", check_default), ("choices", check_choices)):
+        for fld, fn in (
+            ("type", check_type),
+            ("default", check_default),
+            ("choices", check_choices),
+            ("deprecated", check_deprecated),
+        ):
             p = fn(a, c)
             if p:
                 row["problems"][fld] = p
@@ -362,7 +380,7 @@ def render(res: dict) -> str:
         f"{res['catalog_arguments']} catalog arguments",
     ]
     for f in (*FIELDS, "all"):
-        out.append(f"  {f:8} {res['ok'][f]:4}/{res['real_arguments']}  {res['percent'][f]:6.2f}%")
+        out.append(f"  {f:10} {res['ok'][f]:4}/{res['real_arguments']}  {res['percent'][f]:6.2f}%")
     out.append(f"mismatches ({len(res['mismatches'])}):")
     for r in res["mismatches"]:
         for fld, probs in r["problems"].items():
@@ -378,6 +396,39 @@ def render(res: dict) -> str:
     return "\n".join(out)
 
 
+def _catalog_at(version: str, rev: str | None) -> dict:
+    """The committed catalog of ``version``: in the work tree, or at git revision ``rev``."""
+    rel = f"vllmcheck/catalogs/{version}.json"
+    if rev is None:
+        return json.loads(Path(REPO, rel).read_text())
+    import subprocess  # nosec B404  # git show of a fixed path at a revision the user names
+
+    text = subprocess.run(  # nosec B603 B607
+        ["git", "-C", REPO, "show", f"{rev}:{rel}"], capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(text)
+
+
+def summary(dump_files: list[str], rev: str | None) -> str:
+    """One Markdown table row per dump: the release's catalog (work tree, or at ``rev``) against it."""
+    rows = [
+        "| release | real arguments (option strings) | catalog arguments | "
+        + " | ".join(FIELDS)
+        + " | all |",
+        "|---" * (len(FIELDS) + 4) + "|",
+    ]
+    for path in dump_files:
+        doc = json.loads(Path(path).read_text())
+        res = compare(doc, _catalog_at(doc["vllm_version"], rev))
+        n, pct = res["real_arguments"], res["percent"]
+        rows.append(
+            f"| {doc['vllm_version']} | {n} ({res['real_option_strings']}) | {res['catalog_arguments']} | "
+            + " | ".join(f"{pct[f]:.2f}%" for f in FIELDS)
+            + f" | **{pct['all']:.2f}%** ({res['ok']['all']}/{n}) |"
+        )
+    return "\n".join(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     sp = ap.add_subparsers(dest="mode", required=True)
@@ -386,9 +437,15 @@ def main() -> None:
     cp.add_argument("dump_file", help="output of `dump`")
     cp.add_argument("--catalog", help="default: vllmcheck/catalogs/<vLLM version of the dump>.json")
     cp.add_argument("--json", help="also write the result as JSON here")
+    sm = sp.add_parser("summary", help="one Markdown table row per dump, against the committed catalogs")
+    sm.add_argument("dump_files", nargs="+")
+    sm.add_argument("--rev", help="read the catalogs at this git revision (default: the work tree)")
     opts = ap.parse_args()
     if opts.mode == "dump":
         dump(sys.stdout)
+        return
+    if opts.mode == "summary":
+        print(summary(opts.dump_files, opts.rev))
         return
     parser_doc = json.loads(Path(opts.dump_file).read_text())
     cat_path = opts.catalog or os.path.join(

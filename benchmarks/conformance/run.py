@@ -991,6 +991,12 @@ def sample_pairs(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="vLLM conformance: real vLLM verdicts vs the product's")
     ap.add_argument("--releases", help="comma-separated; default: every release named in cases/*.yaml")
+    ap.add_argument(
+        "--all-cases",
+        action="store_true",
+        help="with --releases: run every case (of --only) on those releases, whatever releases its case file "
+        "names (the 0.8-0.19 releases, which no case file names yet)",
+    )
     ap.add_argument("--only", help="regex on case ids")
     ap.add_argument(
         "--reuse-vllm", action="store_true", help="read vllm_verdicts/<release>.json instead of running vLLM"
@@ -1047,6 +1053,8 @@ def main(argv: list[str] | None = None) -> int:
         "--json", metavar="PATH", help="also write the figures as JSON (benchmarks/report.py reads it)"
     )
     opts = ap.parse_args(argv)
+    if opts.all_cases and not opts.releases:
+        ap.error("--all-cases needs --releases")
     if opts.sample is not None and not opts.reuse_vllm:
         ap.error("--sample replays recorded verdicts: use it with --reuse-vllm")
 
@@ -1075,7 +1083,11 @@ def main(argv: list[str] | None = None) -> int:
     records: list[dict] = []  # one per (case, release): agree, first error, unlisted
     unlisted: list[tuple] = []  # disagreements known_disagreements.yaml does not list
     for rel in releases:
-        rcases = [c for c in cases if rel in c["releases"] and (chosen is None or (c["id"], rel) in chosen)]
+        rcases = [
+            c
+            for c in cases
+            if (opts.all_cases or rel in c["releases"]) and (chosen is None or (c["id"], rel) in chosen)
+        ]
         if not rcases:
             continue
         vpath = os.path.join(VERDICT_DIR, f"{rel}.json")
@@ -1110,7 +1122,7 @@ def main(argv: list[str] | None = None) -> int:
                 old = read_json(vpath) if os.path.exists(vpath) else {**vdoc, "verdicts": []}
                 merged = {v["id"]: v for v in old["verdicts"]}
                 merged.update({v["id"]: v for v in vdoc["verdicts"]})
-                order = [c["id"] for c in load_cases() if rel in c["releases"]]
+                order = [c["id"] for c in load_cases() if opts.all_cases or rel in c["releases"]]
                 save_vllm(rel, {**vdoc, "verdicts": [merged[i] for i in order if i in merged]})
             h = vdoc["harness"]
             print(

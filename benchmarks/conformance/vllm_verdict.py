@@ -178,7 +178,7 @@ def _register_op_schemas(modname: str, so_path: str | None) -> int:
     schemas = {
         m.decode()
         for m in re.findall(
-            rb"(?<=\x00)([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)?\([^\x00]*?\) *-> *[^\x00]+)\x00", data
+            rb"(?<=\x00)([A-Za-z_][A-Za-z0-9_]*(?:\.[a-z0-9_]+)?\([^\x00]*?\) *-> *[^\x00]+)\x00", data
         )
     }
     base = modname.rsplit(".", 1)[-1].replace("_stable_libtorch", "")
@@ -286,6 +286,18 @@ def _install_standins() -> None:
         print(f"warning: triton not usable ({e}); vLLM will see HAS_TRITON=False", file=sys.stderr)
 
 
+# Host memory of the stand-in GPU node (an 8-GPU H100 node has 1-2 TiB). Before 0.12, CacheConfig refuses a
+# --swap-space (4 GiB per GPU by default) above 70% of `get_cpu_memory()`: measured on this machine, every
+# -tp 8 configuration would be refused, which the GPU node never does.
+STANDIN_HOST_MEMORY = int(os.environ.get("VLLM_STANDIN_HOST_MEMORY_GIB", "2048")) << 30
+
+
+def _standin_host_memory() -> None:
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("vllm") and callable(getattr(mod, "get_cpu_memory", None)):
+            mod.get_cpu_memory = lambda: STANDIN_HOST_MEMORY
+
+
 class Harness:
     def __init__(self, models_dir: str):
         self.models_dir = models_dir
@@ -309,14 +321,20 @@ class Harness:
         # allocator (vllm/cumem_allocator.abi3.so, shipped by vLLM's CUDA build) loads: here the extension is
         # an empty stand-in, so its `from vllm.cumem_allocator import ...` fails; answer as the platform's
         # method does in the other releases (standins/plugin: True, as on the GPU node).
-        import vllm.config.model as model_config_mod
-
+        try:
+            import vllm.config.model as model_config_mod
+        except ImportError:  # before 0.11: vllm/config.py or vllm/config/__init__.py
+            model_config_mod = None
         if hasattr(model_config_mod, "is_cumem_allocator_available"):
             model_config_mod.is_cumem_allocator_available = self.platform.is_cumem_allocator_available
         from vllm.engine.arg_utils import AsyncEngineArgs
         from vllm.entrypoints.cli import serve as serve_mod
         from vllm.usage.usage_lib import UsageContext
-        from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+        try:
+            from vllm.utils.argparse_utils import FlexibleArgumentParser
+        except ImportError:  # before 0.12: in vllm/utils.py or vllm/utils/__init__.py
+            from vllm.utils import FlexibleArgumentParser
 
         self.vllm, self.envs, self.serve_mod = vllm, envs, serve_mod
         self.AsyncEngineArgs, self.UsageContext, self.FlexibleArgumentParser = (
@@ -324,6 +342,7 @@ class Harness:
             UsageContext,
             FlexibleArgumentParser,
         )
+        _standin_host_memory()
         try:
             from vllm.triton_utils import HAS_TRITON
         except Exception:

@@ -1034,3 +1034,75 @@ def test_shipped_value_sets_of_0_33_0_and_0_34_0(catalogs):
     for version in ("0.33.0", "0.34.0"):
         fmt = flags_of(catalogs[version])["--chat-template-content-format"]
         assert sorted(fmt["choices"]) == ["auto", "openai", "string"], version
+
+
+# --------------------------------------------------------------------------- shapes of 0.8-0.19's parsers
+
+OLD_SERVE = """
+from vllm.entrypoints.cli.types import CLISubcommand
+from vllm.entrypoints.openai.cli_args import make_arg_parser
+
+
+class ServeSubcommand(CLISubcommand):
+
+    def __init__(self):
+        self.name = "serve"
+        super().__init__()
+
+    def subparser_init(self, subparsers):
+        serve_parser = subparsers.add_parser("serve", help="Serve.", usage="vllm serve [model_tag] [options]")
+        serve_parser.add_argument("model_tag", type=str, nargs="?", help="The model tag.")
+        serve_parser.add_argument("--config", type=str, default="", required=False, help="A YAML file.")
+        return make_arg_parser(serve_parser)
+"""
+
+
+def test_old_serve_subcommand_skipvalidation_fields_and_type_bool(tmp_path):
+    """What the real parsers of 0.8.5-0.22.1 showed (benchmarks/conformance/CATALOG-CHECK.md): 0.8's serve
+    subcommand names itself in ``__init__`` and adds ``--config``; 0.9-0.22's scheduler fields are
+    ``SkipValidation[int]`` (argparse sees the int); 0.11's deprecated flags with ``type=bool`` take a value."""
+    root = make_tree(tmp_path)
+    (root / "vllm/entrypoints/cli/serve.py").write_text(textwrap.dedent(OLD_SERVE))
+    model = root / "vllm/config/model.py"
+    model.write_text(
+        model.read_text().replace(
+            "from pydantic import Field\n", "from pydantic import Field, SkipValidation\n"
+        )
+        + '    max_num_seqs: SkipValidation[int] = None\n    """Sequences per batch."""\n'
+        + '    runner_kind: SkipValidation[RunnerType] = "generate"\n    """The runner kind."""\n'
+    )
+    arg_utils = root / "vllm/engine/arg_utils.py"
+    arg_utils.write_text(
+        arg_utils.read_text()
+        .replace('"old_knob"):', '"old_knob", "max_num_seqs", "runner_kind"):')
+        .replace(
+            "        vllm_group = parser",
+            '        parallel_group.add_argument("--disable-fallback", type=bool, help="[DEPRECATED] Gone.")\n'
+            "        vllm_group = parser",
+        )
+    )
+    args = args_by_name(extract(source=root, version="0.9.9"))
+    assert args["config"]["flags"] == ["--config"] and args["config"]["type"] == "str"
+    assert args["max_num_seqs"]["type"] == "int"
+    assert (args["runner_kind"]["type"], args["runner_kind"]["choices"]) == ("str", ["generate", "pooling"])
+    fallback = args[
+        "disable_fallback"
+    ]  # `--disable-fallback false` is True for argparse, but takes the value
+    assert (fallback["type"], fallback["negatable"], fallback["optional_value"]) == ("str", False, False)
+
+
+def test_old_catalogs_agree_with_the_real_parsers_on_the_flags_users_report():
+    """Facts of the shipped 0.8.5 / 0.10.2 / 0.11.0 catalogs that the real parsers' dumps showed."""
+    c085, c0102, c0110 = (args_by_name(load(v)) for v in ("0.8.5", "0.10.2", "0.11.0"))
+    assert c085["config"]["flags"] == ["--config"]
+    assert c085["reasoning_parser"]["choices"] == ["deepseek_r1", "granite"]
+    compilation = c085["compilation_config"]  # type=CompilationConfig.from_cli
+    assert compilation["type"] == "json" and "-O" in compilation["flags"]
+    assert c0110["reasoning_parser"]["choices"][:2] == ["deepseek_r1", "glm45"]
+    for catalog in (c0102, c0110):
+        assert (catalog["max_num_seqs"]["type"], catalog["max_model_len"]["type"]) == ("int", "int")
+        assert catalog["max_model_len"]["human_readable_int"] is True
+        assert catalog["block_size"]["choices"] == [1, 8, 16, 32, 64, 128]
+        chunked = catalog["enable_chunked_prefill"]
+        assert (chunked["type"], chunked["negative_flags"]) == ("bool", ["--no-enable-chunked-prefill"])
+    assert c0110["guided_decoding_disable_fallback"]["type"] == "str"

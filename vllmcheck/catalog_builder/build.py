@@ -10,6 +10,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from .interp import (
+    BoundMethod,
     Builtin,
     ClassVal,
     EnumMember,
@@ -43,7 +44,7 @@ from .kwargs import (
 from .source import SourceTree
 from .stdlib_stubs import ARGPARSE_SUPPRESS
 from .validators import Validator, annotated_validator, dict_check, field_validators, str_check
-from .values import extract_value_sets
+from .values import Definitions, extract_value_sets, registered_names
 
 SCHEMA_VERSION = 1
 
@@ -167,6 +168,15 @@ def classify_conv(t) -> Conv | None:
         if t.is_dataclass:
             return Conv("dataclass", cls=t)
         return Conv("custom", name=t.name)
+    if isinstance(t, BoundMethod) and getattr(t.func, "name", None) in ("from_cli", "from_json"):
+        # 0.8's ``type=CompilationConfig.from_cli`` / ``KVTransferConfig.from_cli``: the JSON of the config
+        # (CompilationConfig.from_cli also takes a bare level, 0-3)
+        owner = t.self_obj
+        if isinstance(owner, ClassVal) and owner.is_dataclass:
+            return Conv("dataclass", cls=owner)
+        return Conv("json", name=t.func.name)
+    if isinstance(t, FuncVal) and t.name == "from_json":  # 0.8's ``type=PoolerConfig.from_json``
+        return Conv("json", name=t.name)
     if isinstance(t, FuncVal):
         ret = (t.return_annotation() or "").replace(" ", "")
         if ret in ("int",):
@@ -311,6 +321,10 @@ def _value_type(kw: dict, origin: Origin | None, action_kind: str) -> dict[str, 
     nargs = kw.get("nargs")
     if action_kind in ("store_true", "store_false", "boolopt"):
         out["type"] = "bool"
+    elif action_kind == "store" and base == "bool" and nargs is None:
+        # ``add_argument(flag, type=bool)`` (0.11's deprecated --guided-decoding-disable-*): argparse takes
+        # one value and applies bool() to it; the catalog's ``bool`` is a flag without a value
+        out["type"] = "str"
     elif action_kind in ("append", "extend"):
         out["type"], out["item_type"], out["repeatable"] = "list", base, True
     elif nargs in ("+", "*") or (isinstance(nargs, int) and not isinstance(nargs, bool)):
@@ -443,8 +457,9 @@ class CatalogBuilder:
         for name in list(mod.bindings):
             val = mod.get(name) if mod.bindings[name][0] == "class" else None
             if isinstance(val, ClassVal) and "subparser_init" in val.members():
-                if val.getattr("name") != "serve":
-                    continue
+                name = val.getattr("name")
+                if name != "serve" and not (not isinstance(name, str) and val.name == "ServeSubcommand"):
+                    continue  # (0.8-0.9 set ``self.name = "serve"`` in ``__init__``, not on the class)
                 method = val.getattr("subparser_init")
                 inst = Instance(val)
                 try:
@@ -504,6 +519,8 @@ class CatalogBuilder:
             kw, origin, action_kind, dest, value["type"], dc_defaults, help_text
         )
         spec.update(_choices(kw, origin))
+        if dest == "reasoning_parser" and isinstance(kw.get("choices"), list) and not spec["choices"]:
+            spec["choices"] = self.registered_reasoning_parsers()
         bounds = bounds_of(origin.spec, None) if origin is not None else {}
         if origin is not None:
             bounds.update(bounds_of(None, self.engine.field_hint(origin.field)))
@@ -539,6 +556,15 @@ class CatalogBuilder:
                 "line": f.lineno,
             }
         return spec
+
+    def registered_reasoning_parsers(self) -> list[str] | None:
+        """``choices=list(ReasoningParserManager.reasoning_parsers)`` (0.8-0.11): the registry is filled at
+        import time by ``@ReasoningParserManager.register_module("name")`` on the classes of its package,
+        so the names are read from those decorators."""
+        found = Definitions(self.tree).find("ReasoningParserManager")
+        if found is None:
+            return None
+        return sorted(set(registered_names(Definitions(self.tree), found[0]))) or None
 
     def _negation(self, flags: list[str], action_kind: str) -> dict[str, Any]:
         """``negatable``, ``negative_flags`` (``--no-x``, ``--disable-x``) and ``hidden_aliases``."""

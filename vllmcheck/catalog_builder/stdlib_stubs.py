@@ -637,6 +637,12 @@ class Stubs:
                 return out if len(keys) > 1 else self.norm(keys[0])
             if name == "Annotated":
                 return AnnotatedT(self.norm(keys[0]), tuple(keys[1:]))
+            if name == "SkipValidation" and not (isinstance(keys[0], ClassVal) and keys[0].is_dataclass):
+                # pydantic's Annotated[X, SkipValidation()]: vLLM's get_kwargs unwraps it to X (0.9-0.22's
+                # --block-size, --max-model-len, --max-num-seqs...). A config object behind it (0.19+'s
+                # SpeculativeConfig.target_model_config) is set by vLLM itself, never validated: left
+                # undescribed.
+                return AnnotatedT(self.norm(keys[0]), (origin,))
             if name in ("Final", "Required", "NotRequired", "ReadOnly"):
                 return self.norm(keys[0])
             if name in _TYPING_ALIASES:

@@ -213,7 +213,7 @@ def extract_set(defs: Definitions, spec: SetSpec) -> dict[str, Any] | None:
             entry["values"] = values
         elif spec.kind == "dict_keys" and isinstance(getattr(stmt, "value", None), ast.Dict):
             keys = [k.value for k in stmt.value.keys if isinstance(k, ast.Constant)]
-            entry["values"] = sorted(set(keys + _decorator_registrations(defs, path)))
+            entry["values"] = sorted(set(keys + registered_names(defs, path)))
         else:
             continue
         entry["values"] = list(dict.fromkeys(entry["values"]))
@@ -221,7 +221,7 @@ def extract_set(defs: Definitions, spec: SetSpec) -> dict[str, Any] | None:
     return None
 
 
-def _decorator_registrations(defs: Definitions, path: str) -> list[str]:
+def registered_names(defs: Definitions, path: str) -> list[str]:
     """Names registered with ``@XManager.register_module("name")`` in the package of ``path``."""
     package = path.rsplit("/", 1)[0] + "/"
     names: list[str] = []
