@@ -13,7 +13,6 @@ Checks are plain predicates (``can_...``) for templates and list filters, and ``
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db import models
 
 from .errors import DomainError
@@ -53,11 +52,9 @@ def _has_role(user, team, roles) -> bool:
 
 
 def _member_role(user, team) -> str | None:
-    """The user's role in ``team``, or None (the membership model is the user's ``memberships`` relation;
-    accounts imports no app)."""
-    membership = get_user_model()._meta.get_field("memberships").related_model
-    roles = membership.objects.filter(user_id=user.pk, team_id=_team_id(team)).values_list("role", flat=True)
-    return roles.first()
+    """The user's role in ``team``, or None, read through the user's ``memberships`` relation (the profiles
+    app's memberships: accounts imports no app)."""
+    return user.memberships.filter(team_id=_team_id(team)).values_list("role", flat=True).first()
 
 
 def can_view_team(user, team) -> bool:
