@@ -126,6 +126,22 @@ def editable_team_ids(user):
     return user.memberships.filter(role__in=EDITOR_ROLES).values("team_id")
 
 
+def audited_team_ids(user):
+    """Whose audit entries the user reads: None for staff (every entry), else a subquery of the ids of the
+    teams they administer (empty for anyone else)."""
+    if is_staff(user):
+        return None
+    if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
+        return []
+    return user.memberships.filter(role__in=ADMIN_ROLES).values("team_id")
+
+
+def can_view_audit(user) -> bool:
+    """The audit log's page: staff, and the admins of a team (who read their teams' entries)."""
+    teams = audited_team_ids(user)
+    return teams is None or (not isinstance(teams, list) and teams.exists())
+
+
 def require(allowed: bool, message: str, *, field: str | None = None) -> None:
     """Raise ``DomainError(code="permission")`` (API: 403) with ``message`` unless ``allowed``."""
     if not allowed:

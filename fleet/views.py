@@ -157,7 +157,8 @@ def ruleset_detail(request, number: int):
             "ruleset": ruleset,
             "rules": rules,
             "is_current": current.pk == ruleset.pk,
-            "editable": permissions.is_staff(request.user) and ruleset.status == RuleSet.Status.DRAFT,
+            "editable": permissions.can_manage_rulesets(request.user)
+            and ruleset.status == RuleSet.Status.DRAFT,
             "unwritten": list(ruleset.rules.filter(enabled=True, when="").values_list("rule_id", flat=True)),
             "recheck": recheck,
             "filter_form": filter_form,
@@ -176,7 +177,7 @@ def rule_body(request, number: int, rule_id: str):
     context = {
         "ruleset": ruleset,
         "rule": rule,
-        "editable": request.user.is_staff and ruleset.status == RuleSet.Status.DRAFT,
+        "editable": permissions.can_manage_rulesets(request.user) and ruleset.status == RuleSet.Status.DRAFT,
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "validation/_rule_body.html", context)

@@ -5,6 +5,7 @@ actions, which call the waiver services (permission, second person, re-check, au
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 
+from accounts import permissions
 from accounts.admin import ReadOnlyAdmin
 from validation.errors import DomainError
 
@@ -104,7 +105,7 @@ class WaiverAdmin(ReadOnlyAdmin):
 
     def has_change_permission(self, request, obj=None):
         # The change list's actions need it; the change form stays read-only (every field is).
-        return request.user.is_active and request.user.is_staff
+        return permissions.is_staff(request.user)
 
     def has_delete_permission(self, request, obj=None):
         return False
