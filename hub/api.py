@@ -21,6 +21,11 @@ class ModelConfigSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="Where the config came from; empty while it could not be resolved",
     )
+    weights_basis = serializers.ChoiceField(
+        choices=[("", "not looked at yet"), *ModelConfig.WeightsBasis.choices],
+        read_only=True,
+        help_text="Where the weights' size comes from (checkpoint_size); empty: not looked at yet",
+    )
 
     class Meta:
         model = ModelConfig
@@ -39,6 +44,9 @@ class ModelConfigSerializer(serializers.ModelSerializer):
             "tokens",
             "encoder_config",
             "tokenizer_max_length",
+            "checkpoint_size",
+            "checkpoint_dtypes",
+            "weights_basis",
         ]
         read_only_fields = fields
 
@@ -52,7 +60,15 @@ class ModelConfigListSerializer(ModelConfigSerializer):
         fields = [
             f
             for f in ModelConfigSerializer.Meta.fields
-            if f not in ("config", "files", "tokens", "encoder_config", "tokenizer_max_length")
+            if f
+            not in (
+                "config",
+                "files",
+                "tokens",
+                "encoder_config",
+                "tokenizer_max_length",
+                "checkpoint_dtypes",
+            )
         ]
         read_only_fields = fields
 
@@ -63,6 +79,11 @@ class ModelConfigWriteSerializer(serializers.Serializer):
     config = serializers.JSONField(
         required=False,
         help_text="The config.json to store (private models); absent: resolve it from the Hub.",
+    )
+    safetensors_index = serializers.JSONField(
+        required=False,
+        help_text="With config: the checkpoint's model.safetensors.index.json (its metadata.total_size is "
+        "the weights' bytes for the memory estimate).",
     )
 
 
@@ -125,6 +146,10 @@ class ModelConfigViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         data = ModelConfigWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
+        if "safetensors_index" in values and "config" not in values:
+            raise serializers.ValidationError(
+                {"safetensors_index": ["upload it with the model's config.json (config)"]}
+            )
         if "config" in values:
             row = _hub_call(
                 services.model_config_upload,
@@ -132,6 +157,7 @@ class ModelConfigViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
                 repo=values["repo"],
                 revision=values["revision"],
                 config=values["config"],
+                index=values.get("safetensors_index"),
             )
         else:
             row = services.model_config_fetch(values["repo"].strip(), values["revision"].strip(), force=True)

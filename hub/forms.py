@@ -14,6 +14,16 @@ class ModelConfigUploadForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false", "class": "code"}),
     )
     config_file = forms.FileField(label="or upload config.json", required=False)
+    index_file = forms.FileField(
+        label="model.safetensors.index.json",
+        required=False,
+        help_text="Optional: the checkpoint's index; its total_size gives the weights' bytes for the memory "
+        "estimate (else they are counted from config.json's shapes).",
+    )
+
+    def index_source(self) -> bytes | None:
+        upload = self.cleaned_data.get("index_file")
+        return upload.read() if upload else None
 
     def config_source(self) -> str | bytes:
         upload = self.cleaned_data.get("config_file")

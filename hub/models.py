@@ -17,6 +17,11 @@ class ModelConfig(models.Model):
         LOCAL = "local", "local directory"
         UPLOAD = "upload", "uploaded"
 
+    class WeightsBasis(models.TextChoices):
+        INDEX = "checkpoint index", "model.safetensors.index.json total_size"
+        HEADER = "safetensors header", "model.safetensors header"
+        SHAPES = "config shapes", "counted from config.json's shapes"
+
     repo = models.CharField(max_length=500, help_text="Hugging Face repository id, or a local directory.")
     revision = models.CharField(max_length=200, blank=True, help_text="Empty: the default branch.")
     commit = models.CharField(max_length=64, blank=True)
@@ -41,6 +46,21 @@ class ModelConfig(models.Model):
         blank=True,
         help_text="tokenizer_config.json's model_max_length (null: none or unknown); may exceed 64 bits.",
     )
+    checkpoint_size = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Bytes of the checkpoint's tensors (safetensors index total_size, or the single file's "
+        "header); null: not known, the memory estimate counts the weights from config.json's shapes.",
+    )
+    checkpoint_dtypes = models.JSONField(
+        null=True, blank=True, help_text="Bytes per safetensors dtype (from a header only)."
+    )
+    weights_basis = models.CharField(
+        max_length=20,
+        choices=WeightsBasis.choices,
+        blank=True,
+        help_text="Where the weights' size comes from; empty: not looked at yet.",
+    )
     source = models.CharField(max_length=8, choices=Source.choices, blank=True)
     error = models.TextField(blank=True, help_text="Why the last fetch failed.")
     fetched_at = models.DateTimeField()
@@ -54,6 +74,15 @@ class ModelConfig(models.Model):
 
     def __str__(self) -> str:
         return f"{self.repo}@{self.revision}" if self.revision else self.repo
+
+    def weights(self) -> dict | None:
+        """The checkpoint's weights as ``modelhub.Stored.weights`` reads them; None when not looked at."""
+        if not self.weights_basis:
+            return None
+        data = {"size": self.checkpoint_size, "basis": self.weights_basis}
+        if self.checkpoint_dtypes is not None:
+            data["dtypes"] = self.checkpoint_dtypes
+        return data
 
 
 class NodeType(models.Model):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -20,7 +21,8 @@ from django.utils import timezone
 from accounts import permissions
 from accounts.audit import audit_record
 from validation.recheck_port import recheck_request
-from vllmcheck import modelhub
+from vllmcheck import modelhub, modelhub_weights
+from vllmcheck.modelhub_weights import INDEX_NAME
 
 from .models import ModelConfig, NodeType
 from .selectors import model_config_stored
@@ -67,7 +69,21 @@ _NOTHING_KNOWN = {
     "tokens": None,
     "encoder_config": None,
     "tokenizer_max_length": None,
+    "checkpoint_size": None,
+    "checkpoint_dtypes": None,
+    "weights_basis": "",
 }
+
+
+def _weight_values(weights: modelhub_weights.CheckpointWeights | None) -> dict[str, Any]:
+    """The row's fields for the checkpoint's weights (modelhub_weights); all empty when not known."""
+    if weights is None:
+        return {"checkpoint_size": None, "checkpoint_dtypes": None, "weights_basis": ""}
+    return {
+        "checkpoint_size": weights.size,
+        "checkpoint_dtypes": weights.dtypes,
+        "weights_basis": weights.basis,
+    }
 
 
 def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) -> ModelConfig:
@@ -91,6 +107,7 @@ def model_config_fetch(repo: str, revision: str = "", *, force: bool = False) ->
             tokens=result.tokens,
             encoder_config=result.encoder_config,
             tokenizer_max_length=result.tokenizer_max_length,
+            **_weight_values(result.weights),
             error="",
             uploaded_by=None,
         )
@@ -104,12 +121,13 @@ def _needs_fetch(row: ModelConfig | None, *, refresh: bool = False) -> bool:
         return True
     old = timezone.now() - row.fetched_at > RETRY_FAILED_AFTER
     stale_failure = row.config is None and old
-    # A config fetched before the checkpoint's files were read (or whose file list the Hub did not give):
-    # fetched again, as rarely as a failure, so the checks that read the files stop saying "could not verify".
+    # A config fetched before the checkpoint's files (or its weights) were read, or whose file list the Hub
+    # did not give: fetched again, as rarely as a failure, so the checks that read the files stop saying
+    # "could not verify" and the memory estimate gets the checkpoint's size.
     stale_facts = (
         row.config is not None
         and row.source in (ModelConfig.Source.HUB, ModelConfig.Source.CACHE)
-        and row.files is None
+        and (row.files is None or not row.weights_basis)
         and old
     )
     return stale_failure or stale_facts or row.source == ModelConfig.Source.LOCAL
@@ -152,6 +170,7 @@ def model_config_peek(ref: modelhub.ModelRef) -> ModelConfig:
             "tokens": result.tokens,
             "encoder_config": result.encoder_config,
             "tokenizer_max_length": result.tokenizer_max_length,
+            **_weight_values(result.weights),
             "error": result.error if result.config is None else "",
             "fetched_at": timezone.now(),
         }
@@ -209,7 +228,16 @@ def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
     """Fetch a stored config again; the profiles that read it are re-checked when it changed."""
 
     def facts(row):
-        return (row.config, row.error, row.files, row.tokens, row.encoder_config, row.tokenizer_max_length)
+        return (
+            row.config,
+            row.error,
+            row.files,
+            row.tokens,
+            row.encoder_config,
+            row.tokenizer_max_length,
+            row.checkpoint_size,
+            row.weights_basis,
+        )
 
     before = facts(config)
     config = model_config_fetch(config.repo, config.revision, force=True)
@@ -218,9 +246,30 @@ def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
     return config
 
 
-def model_config_upload(*, actor, repo: str, revision: str = "", config: Any) -> ModelConfig:
-    """Store a config.json given by a user (private models): it serves every profile of that repository
-    and revision until it is refreshed from the Hub."""
+def _uploaded_index(index: Any) -> dict[str, Any]:
+    """The weights fields of an uploaded model.safetensors.index.json (text, bytes or parsed JSON); a
+    HubError on the ``index`` field naming what is wrong with it."""
+    if index is None or (isinstance(index, str | bytes) and not index.strip()):
+        return _weight_values(None)
+    if not isinstance(index, str | bytes):
+        try:
+            index = json.dumps(index)
+        except (TypeError, ValueError) as exc:
+            raise HubError(
+                f"the uploaded {INDEX_NAME} is not JSON: {exc}", field="safetensors_index"
+            ) from exc
+    try:
+        return _weight_values(modelhub_weights.index_weights(index, where=f"the uploaded {INDEX_NAME}"))
+    except ValueError as exc:
+        raise HubError(str(exc), field="safetensors_index") from exc
+
+
+def model_config_upload(
+    *, actor, repo: str, revision: str = "", config: Any, index: Any = None
+) -> ModelConfig:
+    """Store a config.json given by a user (private models), and with it, when given, the checkpoint's
+    model.safetensors.index.json (its total_size: the weights' bytes for the memory estimate): they serve
+    every profile of that repository and revision until it is refreshed from the Hub."""
     repo = (repo or "").strip()
     if not repo:
         raise HubError("give the repository (or directory) the config.json belongs to", field="repo")
@@ -231,6 +280,7 @@ def model_config_upload(*, actor, repo: str, revision: str = "", config: Any) ->
             raise HubError(str(exc), field="config") from exc
     if not isinstance(config, dict):
         raise HubError("config must be a JSON object (the model's config.json)", field="config")
+    weights = _uploaded_index(index)
     row = _store(
         repo,
         (revision or "").strip(),
@@ -241,6 +291,7 @@ def model_config_upload(*, actor, repo: str, revision: str = "", config: Any) ->
         tokens=None,
         encoder_config=None,
         tokenizer_max_length=None,
+        **weights,
         error="",
         uploaded_by=actor if getattr(actor, "pk", None) else None,
     )

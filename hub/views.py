@@ -25,9 +25,11 @@ def model_config_list(request):
                     repo=form.cleaned_data["repo"],
                     revision=form.cleaned_data["revision"],
                     config=form.config_source(),
+                    index=form.index_source(),
                 )
             except services.HubError as exc:
-                form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+                field = "index_file" if exc.field == "safetensors_index" else exc.field
+                form.add_error(field if field in form.fields else None, exc.message)
                 if exc.field == "config":
                     form.add_error("config_text", exc.message)
             else:

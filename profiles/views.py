@@ -288,6 +288,66 @@ def profile_release_matrix(request, pk: int):
 # --- create, edit, live validation -----------------------------------------------------------------------
 
 
+_FOUND_FORMS = {
+    "command": "a command line",
+    "script": "a shell script",
+    "docker": "a container run (docker run, podman run)",
+    "compose": "a compose service",
+    "dockerfile": "a Dockerfile's ENTRYPOINT / CMD",
+    "python": "Python code",
+}
+_SECRET_NAME = ("TOKEN", "KEY", "SECRET", "PASSWORD")
+
+
+def _line_ranges(numbers: list[int]) -> str:
+    ranges: list[str] = []
+    for n in numbers:
+        if ranges and n == int(ranges[-1].split("–")[-1]) + 1:
+            ranges[-1] = f"{ranges[-1].split('–')[0]}–{n}"
+        else:
+            ranges.append(str(n))
+    return ", ".join(ranges)
+
+
+def _found_panel(found: dict | None, text: str) -> dict | None:
+    """The "What was found" panel: for each launch the intake step found in what was pasted, where (lines,
+    form, image and release), the environment it kept (secrets' values hidden), the variables it left open
+    or filled, its notes; and the lines it did not read as a launch."""
+    if not found or (found["form"] == "command" and not found["not_checked"] and not _says_more(found)):
+        return None  # a plain `vllm serve ...` line: nothing to say beyond the arguments table
+    launches, covered = [], set()
+    for launch in found["launches"]:
+        covered.update(range(launch["line"], launch["last_line"] + 1))
+        launches.append(
+            {
+                **launch,
+                "form_label": _FOUND_FORMS.get(launch["form"], launch["form"]),
+                "lines": _line_ranges(list(range(launch["line"], launch["last_line"] + 1))),
+                "env": [
+                    (k, "(hidden)" if any(s in k.upper() for s in _SECRET_NAME) and v else v or '""')
+                    for k, v in launch["environment"].items()
+                ],
+                "variables": sorted(launch["variables"].items()),
+            }
+        )
+    lines = text.replace("\r\n", "\n").split("\n")
+    ignored = [n for n, line in enumerate(lines, start=1) if line.strip() and n not in covered]
+    return {
+        "launches": launches,
+        "not_checked": found["not_checked"],
+        "ignored": _line_ranges(ignored) if launches else "",
+        "ignored_count": len(ignored),
+    }
+
+
+def _says_more(found: dict) -> bool:
+    """Whether a one-line command's record says more than its arguments do (environment, variables, notes)."""
+    return any(
+        launch["environment"] or launch["variables"] or launch["notes"] or launch["line"] != 1
+        for launch in found["launches"]
+    )
+
+
 def _live_context(form: ProfileForm, team: Team | None = None) -> dict:
     """Validate what the form holds right now (nothing is saved) for the findings panel."""
     data = form.profile_input(for_validation=True, hardware=None)
@@ -297,6 +357,18 @@ def _live_context(form: ProfileForm, team: Team | None = None) -> dict:
     )
     if not (data.command or data.config):
         return {"empty": True}
+    found = _found_panel(
+        services.launch_found(command=data.command, config=data.config), data.command or data.config or ""
+    )
+    live = _checked_context(data, team)
+    if found:
+        live["found"] = found
+        said = {note for launch in found["launches"] for note in launch["notes"]}
+        live["notes"] = [note for note in live.get("notes", ()) if note not in said]  # said in the panel
+    return live
+
+
+def _checked_context(data, team: Team | None) -> dict:
     try:
         version = (data.vllm_version or "").strip()
         release = release_get(version) if version else fleet_release()

@@ -179,3 +179,9 @@ try_command  # unused variable (validation/forms.py:166): a form field
 try_kind  # unused variable (validation/forms.py:172): a form field
 release_terms  # unused variable (vllmcheck/engine/memory.py:586): a field of the memory estimate's JSON
 RULE_PACK_FIRST_RELEASE  # unused variable (vllmcheck/__init__.py:17): read by tools/rulepack and the tests
+weights_source  # unused variable (vllmcheck/engine/memory.py:623): a field of the memory estimate's JSON
+INDEX  # unused variable (hub/models.py:21): a choice of ModelConfig.weights_basis (the database, the API)
+HEADER  # unused variable (hub/models.py:22): idem
+SHAPES  # unused variable (hub/models.py:23): idem
+index_file  # unused variable (hub/forms.py:17): a form field (the Models page's upload)
+safetensors_index  # unused variable (hub/api.py:78): a declared serializer field (the API's upload)

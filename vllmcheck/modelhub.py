@@ -8,7 +8,10 @@ of config.json before any check (``config.update``), dict-valued ones are merged
 name. The draft model of speculative decoding (``speculative_config.model``) is read at
 ``speculative_config.revision``; the target's dict overrides do not reach it.
 
-Only ``config.json`` is ever fetched, with ``huggingface_hub.hf_hub_download``, honouring ``HF_ENDPOINT``,
+Only fixed file names are ever fetched: ``config.json``, with ``huggingface_hub.hf_hub_download``; beside it
+the checkpoint's root ``*.json`` names (a listing), its tokenizer files and sentence-transformers config
+(:func:`checkpoint_facts`), and its weights' size (``model.safetensors.index.json``, or the header of
+``model.safetensors``: :mod:`vllmcheck.modelhub_weights`). Fetches honour ``HF_ENDPOINT``,
 ``HF_TOKEN``, ``HF_HOME``/``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE=1`` (then the local cache alone is used), read
 from the environment at each call. A fetch never takes longer than its deadline: it runs in a daemon thread,
 and a Hub that does not answer in time is an error like any other, never a hang.
@@ -32,6 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .modelhub_weights import CheckpointWeights, hub_weights, local_weights
 
 CONFIG_NAME = "config.json"
 DEFAULT_TIMEOUT = 5.0  # seconds for a whole fetch (VLLM_PROFILES_HF_TIMEOUT)
@@ -69,6 +74,7 @@ class Resolution:
     tokens: dict[str, bool] | None = None
     encoder_config: dict[str, Any] | None = None  # see :func:`sentence_transformers_config`
     tokenizer_max_length: int | None = None  # see :func:`tokenizer_max_length`
+    weights: CheckpointWeights | None = None  # the checkpoint's bytes (modelhub_weights); None: not known
 
 
 @dataclass(frozen=True)
@@ -288,6 +294,13 @@ def _read_allowed(repo: str, roots: tuple[str, ...]) -> Resolution:
     return _read_local(Path(real), root=root)
 
 
+def _under(root: str | None):
+    """Whether a file may be read: its real path is under ``root`` (any file when ``root`` is None)."""
+    if root is None:
+        return None
+    return lambda path: _root_of(os.path.realpath(path), (root,)) is not None
+
+
 def _read_local(directory: Path, *, root: str | None = None) -> Resolution:
     """config.json and the checkpoint facts of a local directory; with ``root``, only files whose real path is
     under it are read (a symbolic link out of the allowed roots is a missing file)."""
@@ -304,6 +317,7 @@ def _read_local(directory: Path, *, root: str | None = None) -> Resolution:
             tokens=tokens,
             encoder_config=encoder,
             tokenizer_max_length=max_length,
+            weights=local_weights(directory, allowed=_under(root)),
         )
     except FileNotFoundError:
         return Resolution(None, "", error=f"the directory {directory} has no {CONFIG_NAME}")
@@ -473,15 +487,18 @@ def _facts_of(files: tuple[str, ...], path_of: Any) -> CheckpointFacts:
     return files, tokenizer_tokens(paths), encoder, tokenizer_max_length(paths)
 
 
-def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSettings) -> CheckpointFacts:
+def _checkpoint_of(
+    repo: str, revision: str, config_path: str, settings: HubSettings
+) -> tuple[CheckpointFacts, CheckpointWeights | None]:
     """The checkpoint facts of a repository whose config.json is at ``config_path``. Offline, vLLM's own
     ``snapshot_download(local_files_only=True)`` sees the cached snapshot alone: so does this. Online, the
     repository's root ``*.json`` files (what vLLM's ``snapshot_download(allow_patterns="*.json")`` fetches)
     and its tokenizer files; when the Hub cannot be listed now, the files are not known (a snapshot holding
-    only config.json would wrongly say the others are missing), the tokenizer is read from the snapshot."""
+    only config.json would wrongly say the others are missing), the tokenizer is read from the snapshot.
+    With them, the checkpoint's weights (:mod:`modelhub_weights`: its index or its single file's header)."""
     snapshot = Path(config_path).parent
     if settings.offline:
-        return checkpoint_facts(snapshot)
+        return checkpoint_facts(snapshot), local_weights(snapshot)
     from huggingface_hub import HfApi
 
     try:
@@ -490,9 +507,16 @@ def _checkpoint_of(repo: str, revision: str, config_path: str, settings: HubSett
         )
     except Exception:
         _, tokens, encoder, max_length = checkpoint_facts(snapshot)
-        return None, tokens, encoder, max_length
+        return (None, tokens, encoder, max_length), local_weights(snapshot, unknown_if_none=True)
     files = tuple(sorted(n for n in names if "/" not in n and n.endswith(".json") and not n.startswith(".")))
-    return _facts_of(files, lambda name: Path(_hub_file(repo, name, revision, settings)))
+    weights = hub_weights(
+        repo, revision, names, settings, lambda name: _hub_file(repo, name, revision, settings)
+    )
+    try:  # a tokenizer file listed but not served: the facts are not known (the weights are)
+        facts = _facts_of(files, lambda name: Path(_hub_file(repo, name, revision, settings)))
+    except Exception:
+        facts = (None, None, None, None)
+    return facts, weights
 
 
 # Hub endpoints that could not be connected to: endpoint -> (monotonic time until which it is not asked, why).
@@ -613,7 +637,9 @@ def _attempt(repo: str, revision: str, settings: HubSettings, wait: float, force
             outcome["error"] = exc
             return
         try:  # what the checkpoint holds beside config.json: known or not, never an error of the fetch
-            outcome["checkpoint"] = _checkpoint_of(repo, revision, outcome["path"], settings)
+            outcome["checkpoint"], outcome["weights"] = _checkpoint_of(
+                repo, revision, outcome["path"], settings
+            )
         except Exception:
             outcome["checkpoint"] = (None, None, None, None)
 
@@ -678,6 +704,7 @@ def _fetch(repo: str, revision: str, settings: HubSettings, *, force: bool = Fal
         tokens=tokens,
         encoder_config=encoder,
         tokenizer_max_length=max_length,
+        weights=outcome.get("weights"),
     )
 
 
@@ -733,6 +760,7 @@ class Stored:
     tokens: Mapping[str, bool] | None = None  # PROBE_TOKENS -> in the tokenizer; None: not known
     encoder_config: Mapping[str, Any] | None = None  # the sentence-transformers config; None: none or unknown
     tokenizer_max_length: int | None = None  # tokenizer_config.json's model_max_length; None: none or unknown
+    weights: Mapping[str, Any] | None = None  # CheckpointWeights.as_dict(); None: not known
 
 
 @dataclass(frozen=True)
@@ -751,10 +779,15 @@ class ModelFacts:
     # `model.tokenizer_max_length`: the model's tokenizer_config.json model_max_length (None: none, unknown,
     # or another --tokenizer), which caps a pooling model's length when its position embeddings are absolute.
     tokenizer_max_length: int | None = None
+    # `model.checkpoint`: {"size", "basis", "dtypes"} of the model's own checkpoint (modelhub_weights), which
+    # the memory estimate prefers to the config's shapes; None when not known (a pasted config, another
+    # --hf-config-path, an old row).
+    weights: dict[str, Any] | None = None
 
     def add_to(self, document: dict[str, Any]) -> dict[str, Any]:
         """Put the facts beyond config.json into a document built from :attr:`config` (``model.draft``,
-        ``model.files``, ``model.tokens``, ``model.encoder_config``, ``model.tokenizer_max_length``)."""
+        ``model.files``, ``model.tokens``, ``model.encoder_config``, ``model.tokenizer_max_length``,
+        ``model.checkpoint``)."""
         model = document["model"]
         if self.draft:
             model["draft"] = self.draft
@@ -766,6 +799,8 @@ class ModelFacts:
             model["encoder_config"] = self.encoder_config
         if self.tokenizer_max_length is not None:
             model["tokenizer_max_length"] = self.tokenizer_max_length
+        if self.weights is not None:
+            model["checkpoint"] = self.weights
         return document
 
 
@@ -793,6 +828,7 @@ def model_facts(
     tokens: dict[str, bool] | None = None
     encoder: dict[str, Any] | None = None
     max_length: int | None = None
+    weights: dict[str, Any] | None = None
     unresolved: list[tuple[ModelRef, str]] = []
     for ref in model_refs(model, args or {}):
         if ref.role == "model" and explicit_config:
@@ -812,6 +848,8 @@ def model_facts(
                     files = list(row.files)
                 if row.encoder_config is not None:
                     encoder = dict(row.encoder_config)
+                if row.weights is not None:
+                    weights = dict(row.weights)
                 if row.tokens is not None and _tokenizer_is_model(ref.model, args or {}):
                     tokens = dict(row.tokens)
                 if row.tokenizer_max_length is not None and _tokenizer_is_model(ref.model, args or {}):
@@ -822,7 +860,7 @@ def model_facts(
                 draft["architecture"] = arch
     if config is None and explicit_config and not model:
         config = dict(explicit_config)
-    return ModelFacts(config, draft, tuple(unresolved), files, tokens, encoder, max_length)
+    return ModelFacts(config, draft, tuple(unresolved), files, tokens, encoder, max_length, weights)
 
 
 def resolve_facts(
@@ -847,6 +885,7 @@ def resolve_facts(
             result.tokens,
             result.encoder_config,
             result.tokenizer_max_length,
+            result.weights.as_dict() if result.weights is not None else None,
         )
     return model_facts(model, args, explicit_config=explicit_config, stored=stored)
 

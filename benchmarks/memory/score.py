@@ -7,6 +7,10 @@ Per run: the product's weights per GPU against vLLM's "Model loading took" figur
 tokens against vLLM's "GPU KV cache size" (or, where the log gives only the KV cache memory, the tokens that
 memory holds at the model's page size: vLLM's own num_blocks x block_size). Targets: KV within 10% for at
 least 80% of runs, weights within 2%.
+
+Where runs.yaml's ``checkpoints:`` gives the model's published ``model.safetensors.index.json`` total_size,
+the estimate gets it as the hub stores it (``model.checkpoint``, basis "checkpoint index") and the weights
+column says which basis each run used; ``--shapes`` scores every run on config.json's shapes alone.
 """
 
 from __future__ import annotations
@@ -25,9 +29,17 @@ from vllmcheck.engine import memory  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-def load() -> tuple[list[dict], dict]:
+def load() -> tuple[list[dict], dict, dict]:
     data = yaml.safe_load((HERE / "runs.yaml").read_text())
-    return data["runs"], data["configs"]
+    return data["runs"], data["configs"], data.get("checkpoints") or {}
+
+
+def checkpoint_of(run: dict, checkpoints: dict) -> dict | None:
+    """The model's checkpoint as the hub stores it (``model.checkpoint``), when runs.yaml gives its size."""
+    published = checkpoints.get(run["model"])
+    if not published:
+        return None
+    return {"size": int(published["total_size"]), "basis": memory.BASIS_INDEX}
 
 
 def logged_tokens(run: dict, config: dict, est: memory.Estimate) -> int | None:
@@ -76,13 +88,17 @@ def layout_row(run: dict, config: dict, out: list) -> None:
         out.append((run["id"], "estimated max len", predicted, logged["estimated_max_len"]))
 
 
-def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
+def score(runs: list[dict], configs: dict, checkpoints: dict, *, quiet: bool = False) -> dict:
     rows = []
     layouts: list = []
     for run in runs:
         config = configs[run["model"]]
         est = memory.estimate(
-            config=config, args=run["args"], hardware=run["hardware"], version=str(run["release"])
+            config=config,
+            args=run["args"],
+            hardware=run["hardware"],
+            version=str(run["release"]),
+            checkpoint=checkpoint_of(run, checkpoints),
         )
         logged = run["logged"]
         layout_row(run, config, layouts)
@@ -104,10 +120,12 @@ def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
                 "kv_err": rel(kv_pred, kv_logged) if kv_logged is not None else None,
                 "verdict": est.verdict,
                 "refused": bool(logged.get("refused")),
+                "basis": est.weights_basis,
             }
         )
     if not quiet:
-        print(f"{'run':46} {'weights GiB (ours/vLLM)':>24} {'KV tokens (ours/vLLM)':>26}  verdict (vLLM)")
+        head = f"{'run':46} {'weights GiB (ours/vLLM)':>24} {'basis':>17} {'KV tokens (ours/vLLM)':>26}"
+        print(f"{head}  verdict (vLLM)")
         for r in rows:
             w = f"{r['w_pred']:.2f}/{r['w_logged']:.2f}" if r["w_logged"] else f"{r['w_pred']:.2f}/-"
             kv = (
@@ -116,7 +134,7 @@ def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
                 else f"{r['kv_pred']:,}/-"
             )
             vllm = "refused" if r["refused"] else "started"
-            print(f"{r['id']:46} {w:>24} {kv:>26}  {r['verdict']} ({vllm})")
+            print(f"{r['id']:46} {w:>24} {r['basis']:>17} {kv:>26}  {r['verdict']} ({vllm})")
     if not quiet and layouts:
         print(
             "\nKV layout alone (from vLLM's own logged KV cache memory: page size, layers, block rounding):"
@@ -130,6 +148,7 @@ def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
         ("calibration half (fit)", [r for r in rows if r["fit"]]),
         ("held-out half", [r for r in rows if not r["fit"]]),
         ("all", rows),
+        ("weights from the checkpoint", [r for r in rows if r["basis"] != memory.BASIS_SHAPES]),
     ):
         kv = [r["kv_err"] for r in subset if r["kv_err"] is not None]
         w = [r["w_err"] for r in subset if r["w_err"] is not None]
@@ -157,7 +176,7 @@ def score(runs: list[dict], configs: dict, *, quiet: bool = False) -> dict:
     return out
 
 
-def calibrate(runs: list[dict], configs: dict) -> None:
+def calibrate(runs: list[dict], configs: dict, checkpoints: dict) -> None:
     """Grid-search each release range's activation, sampler and non-torch terms on its fit runs (the held-out
     half is never looked at here); prints the best values to copy into memory.TERMS."""
     saved = {k: dict(v) for k, v in memory.TERMS.items()}
@@ -171,7 +190,7 @@ def calibrate(runs: list[dict], configs: dict) -> None:
             for non_torch in (0.1, 0.35, 0.7, 1.2, 2.0, 3.0):
                 for sampler in (2.0, 4.0, 8.0, 16.0, 24.0, 32.0, 48.0, 64.0):
                     memory.TERMS[era].update(act_token=act, non_torch=non_torch * memory.GiB, sampler=sampler)
-                    stats = score(fit, configs, quiet=True)["all"]
+                    stats = score(fit, configs, checkpoints, quiet=True)["all"]
                     loss = (1 - (stats["kv_within_10"] or 0), stats["kv_mean_rel"] or 0)
                     if best is None or loss < best[0]:
                         best = (loss, act, non_torch, sampler)
@@ -185,12 +204,15 @@ def calibrate(runs: list[dict], configs: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--shapes", action="store_true", help="ignore the published checkpoint sizes")
     options = parser.parse_args()
-    runs, configs = load()
+    runs, configs, checkpoints = load()
+    if options.shapes:
+        checkpoints = {}
     if options.calibrate:
-        calibrate(runs, configs)
+        calibrate(runs, configs, checkpoints)
     else:
-        score(runs, configs)
+        score(runs, configs, checkpoints)
 
 
 if __name__ == "__main__":

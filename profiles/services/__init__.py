@@ -33,6 +33,7 @@ from .profiles import (
     ProfileInput,
     ProfileInvalid,
     input_shape,
+    launch_found,
     model_sources_resolve,
     parse_arguments,
     profile_copy,
@@ -62,6 +63,7 @@ from .teams import (
 )
 
 __all__ = [
+    "launch_found",
     "EDITOR_ROLES",
     "EMPTY_WHEN_REPLACED",
     "EditConflict",

@@ -91,6 +91,20 @@ class ProfileInput:
         return cls(**values, provided=set(values))
 
 
+def launch_found(*, command: str | None, config: str | None) -> dict[str, Any] | None:
+    """Where the intake step finds the vLLM launch(es) in what was pasted (its "found" record: form, lines,
+    image, release, environment, variables, notes; or why nothing was checked), for the form's "What was
+    found" panel; None for a vLLM config YAML or JSON, or a text whose launch cannot be split."""
+    text = command or (config if config and engine_intake.form_of(config) != "shell" else None)
+    if not text:
+        return None
+    versions = list(VllmRelease.objects.values_list("version", flat=True))
+    try:
+        return engine_intake.find_launches(text, releases=versions).found()
+    except ParseError:
+        return None
+
+
 def parse_arguments(
     *,
     release: VllmRelease,

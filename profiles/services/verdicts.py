@@ -71,6 +71,7 @@ def _stored(row) -> modelhub.Stored | None:
         row.tokens,
         row.encoder_config,
         row.tokenizer_max_length,
+        row.weights(),  # the checkpoint's size, for the memory estimate
     )
 
 

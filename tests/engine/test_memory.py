@@ -147,14 +147,78 @@ def test_kv_cache_never_grows_with_a_longer_max_model_len_or_less_utilization(
     hidden=st.sampled_from([1024, 2048, 4096, 8192]),
     experts=st.sampled_from([0, 8, 64]),
     ep=st.booleans(),
+    checkpoint=st.one_of(st.none(), st.integers(min_value=1 << 20, max_value=1 << 41)),
+    tied=st.booleans(),
+    pp=st.sampled_from([1, 2, 4]),
 )
-def test_doubling_tp_never_raises_weights_per_gpu(tp, layers, hidden, experts, ep):
-    config = {**LLAMA_8B, "num_hidden_layers": layers, "hidden_size": hidden}
+def test_doubling_tp_never_raises_weights_per_gpu(tp, layers, hidden, experts, ep, checkpoint, tied, pp):
+    """From the shapes or from a checkpoint's size (tied embeddings or not, any PP)."""
+    config = {**LLAMA_8B, "num_hidden_layers": layers, "hidden_size": hidden, "tie_word_embeddings": tied}
     if experts:
         config.update(num_local_experts=experts, moe_intermediate_size=hidden)
-    one = memory.weights_per_gpu(config, tp=tp, expert_parallel=ep)
-    two = memory.weights_per_gpu(config, tp=2 * tp, expert_parallel=ep)
+    one = memory.weights_per_gpu(config, tp=tp, pp=pp, expert_parallel=ep, total_size=checkpoint)
+    two = memory.weights_per_gpu(config, tp=2 * tp, pp=pp, expert_parallel=ep, total_size=checkpoint)
     assert two <= one
+    assert memory.weights_per_gpu(config, tp=tp, pp=2 * pp, expert_parallel=ep, total_size=checkpoint) <= one
+
+
+LLAMA_INDEX = {"size": 16060522496, "basis": "checkpoint index"}  # Llama-3.1-8B-Instruct's total_size
+
+
+def with_checkpoint(checkpoint, config=LLAMA_8B, gpu="H100-80GB", **args):
+    return memory.estimate(
+        config=config, args=args, hardware={"gpu": gpu}, version="0.34.0", checkpoint=checkpoint
+    )
+
+
+def test_the_checkpoint_index_gives_the_weights_split_over_tp():
+    est = with_checkpoint(LLAMA_INDEX, tensor_parallel_size=2)
+    assert (est.weights, est.weights_basis, est.weights_source) == (
+        16060522496 // 2,
+        "checkpoint index",
+        "checkpoint",
+    )
+    shapes = with_checkpoint(None, tensor_parallel_size=2)
+    assert shapes.weights_basis == "config shapes" and shapes.weights_source == "config"
+    (info,) = memory.findings(est)
+    assert "weights 7.48 GiB per GPU from the checkpoint's model.safetensors.index.json" in info.message
+
+
+def test_tied_embeddings_are_stored_once_but_each_pp_end_stage_holds_a_copy():
+    tied = {**LLAMA_8B, "tie_word_embeddings": True}
+    vocab_bytes = 128256 * 4096 * 2
+    size = 16060522496 - vocab_bytes  # the same checkpoint without lm_head.weight
+    one = memory.weights_per_gpu(tied, total_size=size)
+    assert one == size
+    two_stages = memory.weights_per_gpu(tied, pp=2, total_size=size)
+    assert two_stages == (size - vocab_bytes) // 2 + vocab_bytes  # half the layers, and one vocabulary copy
+
+
+def test_a_quantized_checkpoint_is_held_as_stored_and_quantizing_at_load_falls_back_to_the_shapes():
+    fp8 = {**LLAMA_8B, "quantization_config": {"quant_method": "fp8"}}
+    stored = {"size": 9_080_000_000, "basis": "checkpoint index"}
+    assert with_checkpoint(stored, config=fp8).weights == 9_080_000_000
+    online = with_checkpoint(LLAMA_INDEX, quantization="fp8")
+    assert online.weights_basis == "config shapes" and online.weights < LLAMA_INDEX["size"] * 0.6
+    assert "--quantization quantizes the checkpoint at load" in " ".join(online.notes)
+
+
+def test_float32_tensors_of_an_unquantized_checkpoint_are_served_in_16_bits():
+    header = {
+        "size": 3_000_000_000,
+        "basis": "safetensors header",
+        "dtypes": {"F32": 2_000_000_000, "BF16": 1_000_000_000},
+    }
+    assert memory.checkpoint_bytes(LLAMA_8B, header, {})[:2] == (2_000_000_000, "safetensors header")
+    fp32_index = {**LLAMA_8B, "torch_dtype": "float32"}
+    assert memory.checkpoint_bytes(fp32_index, {"size": 4_000, "basis": "checkpoint index"}, {})[0] == 2_000
+
+
+def test_mtp_layers_in_the_checkpoint_are_not_the_models():
+    with_mtp = {**LLAMA_8B, "num_nextn_predict_layers": 1}
+    assert memory.weights_per_gpu(with_mtp, total_size=16060522496) < memory.weights_per_gpu(
+        LLAMA_8B, total_size=16060522496
+    )
 
 
 def _raise_texts(version: str) -> list[str]:

@@ -148,7 +148,8 @@ def test_scripts_variables_set_and_strict(tmp_path):
     legacy.write_text("python -m vllm.entrypoints.api_server --model m\n")
     proc = run_lint(str(legacy))
     assert proc.returncode == 0 and "NOT CHECKED" in proc.stdout and "not-checked" in proc.stdout
-    assert run_lint("--strict", str(legacy)).returncode == 1
+    strict = run_lint("--strict", str(legacy))
+    assert strict.returncode == 2 and "not checked" in strict.stdout  # nothing checked: as unreadable
 
 
 def test_config_file_beside_the_command_is_read(tmp_path):
@@ -169,4 +170,26 @@ def test_a_vllm_manifest_without_a_readable_container_says_not_checked(tmp_path)
     )
     proc = run_lint(str(manifest))
     assert "NOT CHECKED" in proc.stdout and proc.returncode == 0
-    assert run_lint("--strict", str(manifest)).returncode == 1
+    assert run_lint("--strict", str(manifest)).returncode == 2
+
+
+def test_strict_fails_on_not_checked_but_not_on_a_checked_profile(tmp_path):
+    good = tmp_path / "serve.sh"
+    good.write_text("vllm serve facebook/opt-125m --max-num-seqs 8\n")
+    assert run_lint("--strict", "--vllm-version", "0.33.0", str(good)).returncode == 0
+    legacy = tmp_path / "legacy.sh"
+    legacy.write_text("python -m vllm.entrypoints.api_server --model m\n")
+    both = run_lint("--strict", "--vllm-version", "0.33.0", str(good), str(legacy))
+    assert both.returncode == 2 and "serve.sh: vLLM 0.33.0: valid" in both.stdout
+
+
+def test_an_image_tag_without_a_catalog_is_checked_on_the_nearest_release(tmp_path):
+    """A Deployment on vllm/vllm-openai:v0.5.0.post1 (older than every shipped catalog): its profile is
+    checked against the oldest catalog, and the report says so, instead of "unknown vLLM release"."""
+    text = (ROOT / "tests" / "fixtures" / "intake_training" / "deployment-old-tag.yaml").read_text()
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(text)
+    proc = run_lint(str(manifest))
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    assert "vLLM 0.8.0:" in proc.stdout
+    assert "release 0.5.0 (image vllm/vllm-openai:v0.5.0.post1) has no catalog here" in proc.stdout

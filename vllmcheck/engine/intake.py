@@ -22,11 +22,12 @@ import ast
 import json
 import re
 import shlex
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import shell
+from . import intake_markup, shell
 from .parse import safe_load_bounded
 from .types import ParseError, parse_version
 from .unknowns import REFERENCE as _REFERENCE
@@ -89,6 +90,7 @@ class Launch:
     variables: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"value"|"unknown", "how"}
     notes: list[str] = field(default_factory=list)
     gpus: int | None = None  # from docker's --gpus / CUDA_VISIBLE_DEVICES / compose's device count
+    last_line: int | None = None  # the launch's last line, where it is known (continuations, joined flags)
     name: str | None = None  # compose service, node label
 
     @property
@@ -102,6 +104,7 @@ class Launch:
         return {
             "form": self.form,
             "line": self.line,
+            "last_line": max(self.last_line or self.line, self.line),
             "name": self.name,
             "command": shlex.join(self.argv),
             "image": self.image,
@@ -170,36 +173,52 @@ def find_launches(
     ParseError when the only launch-like line cannot be split (unbalanced quotes), naming the line.
 
     ``variables`` binds names the text leaves open (``--set TP=8``); ``releases`` are the releases with a
-    catalog: an image tag naming another release gets the nearest one, with a note."""
+    catalog: an image tag naming another release gets the nearest one, with a note. Markdown fences and
+    code spans, diff markers and reply quotes around a pasted launch are read past, and said."""
     bound = dict(variables or {})
-    kind = form or form_of(text)
-    if kind == "dockerfile":
-        intake = Intake("dockerfile", _dockerfile(text, bound))
-    elif kind == "compose":
-        intake = Intake("compose", _compose(text, bound))
-    elif kind == "python":
-        intake = Intake("python", _python(text, bound))
-        if not intake.launches:
-            intake = Intake("python", _Script(bound).run(text))
-    else:
-        reader = _Script(bound)
-        launches = reader.run(text)
-        if not launches:
-            launches = _Script(bound, hash_prompt=True).run(text)  # `# vllm serve ...`: a root prompt
-        if not launches and reader.errors:
-            raise reader.errors[0]
-        many_lines = len([ln for ln in text.splitlines() if ln.strip()]) > 1
-        intake = Intake("script" if many_lines and not _one_command(text) else "command", launches)
-        for launch in launches:
-            if launch.form == "command" and intake.form == "script":
-                launch.form = "script"
+    unwrapped, markup = intake_markup.unwrap(text)
+    plain = unwrapped.replace(intake_markup.REMOVED, "")
+    intake = _read(unwrapped, form or form_of(plain), bound)
     for launch in intake.launches:
+        launch.notes[:0] = markup
         _settle_release(launch, releases)
     if len(intake.launches) > 1:
         for number, launch in enumerate(intake.launches):
             launch.name = launch.name or f"node {number}"
     if not intake.launches and mentions_vllm(text):
         intake.not_checked.append(_why_nothing(text, intake.form))
+    return intake
+
+
+def _read(text: str, kind: str, bound: dict[str, str]) -> Intake:
+    """The launches of ``text`` read as ``kind``; a shell text that yields none is tried as a compose
+    service pasted alone and as Python pasted without its imports (``llm = LLM(model=...)``)."""
+    plain = text.replace(intake_markup.REMOVED, "")
+    if kind == "dockerfile":
+        return Intake("dockerfile", _dockerfile(plain, bound))
+    if kind == "compose":
+        return Intake("compose", _compose(plain, bound))
+    if kind == "python":
+        return Intake("python", _python(plain, bound) or _Script(bound).run(text))
+    fragment = _compose_fragment(plain, bound)
+    if fragment:
+        return Intake("compose", fragment)
+    reader = _Script(bound)
+    launches = reader.run(text)
+    if not launches:
+        launches = _Script(bound, hash_prompt=True).run(text)  # `# vllm serve ...`: a root prompt
+    if not launches:
+        python = _python(plain, bound)
+        if python:
+            return Intake("python", python)
+        launches = _pasted_arguments(plain, bound)
+    if not launches and reader.errors:
+        raise reader.errors[0]
+    many_lines = len([ln for ln in plain.splitlines() if ln.strip()]) > 1
+    intake = Intake("script" if many_lines and not _one_command(plain) else "command", launches)
+    for launch in launches:
+        if launch.form == "command" and intake.form == "script":
+            launch.form = "script"
     return intake
 
 
@@ -249,6 +268,8 @@ _PROMPT = re.compile(
     r"^(?P<indent>\s*)(?:\((?P<venv>[^()\s]+)\)\s+)?"
     r"(?P<prompt>(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%]|\[[^\]\n]*\][$#%]|[$>%])\s+)?"
 )
+_FLAG_LINE = re.compile(r"^[ \t]*--?[A-Za-z]")
+_LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server")
 _HASH_PROMPT = re.compile(r"^\s*#\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
@@ -292,6 +313,8 @@ class _Script:
         self.depth = depth
         self.launches: list[Launch] = []
         self.errors: list[ParseError] = []
+        self.joined: dict[int, list[int]] = {}  # launch line -> the flag lines read as its arguments
+        self.spans: dict[int, int] = {}  # a logical line's first line -> its last
 
     # ---- lines
 
@@ -315,10 +338,14 @@ class _Script:
         while i < len(cleaned):
             start = i
             parts = [cleaned[i]]
+            last = cleaned[i]  # the last line that is not one a diff removes
             quote = _open_quote(cleaned[i])
-            while (parts[-1].rstrip().endswith("\\") or quote) and i + 1 < len(cleaned):
+            while (last.rstrip().endswith("\\") or quote) and i + 1 < len(cleaned):
                 i += 1
+                if cleaned[i] == intake_markup.REMOVED:
+                    continue
                 parts.append(cleaned[i])
+                last = cleaned[i]
                 quote = _open_quote("\n" + cleaned[i], quote)  # line by line: linear in the text
             buf = "\n".join(parts)
             if quote:  # never closed: read the first line alone
@@ -326,6 +353,7 @@ class _Script:
                 buf = cleaned[i]
             heredoc = _HEREDOC.search(buf) if "<<" in buf else None
             out.append((first_line + start, buf))
+            self.spans[first_line + start] = first_line + i
             i += 1
             if heredoc:
                 body_start = i
@@ -334,6 +362,20 @@ class _Script:
                 body = "\n".join(cleaned[body_start:i])
                 out.extend((first_line + body_start + n, ln) for n, ln in self._logical_lines(body, 0))
                 i += 1
+        return self._join_flag_lines(out)
+
+    def _join_flag_lines(self, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """A launch pasted without its backslashes: the lines right below it that begin with a flag
+        (``--model X``) are read as its arguments, and the launch says so."""
+        out: list[tuple[int, str]] = []
+        for line_no, logical in lines:
+            if out and _FLAG_LINE.match(logical) and _LAUNCH_HINT.search(out[-1][1]):
+                start, before = out[-1]
+                out[-1] = (start, before.rstrip().removesuffix("\\") + " " + logical.strip())
+                self.joined.setdefault(start, []).append(line_no)
+                self.spans[start] = max(self.spans.get(start, start), self.spans.get(line_no, line_no))
+                continue
+            out.append((line_no, logical))
         return out
 
     def _line(self, logical: str, line_no: int, form: str) -> None:
@@ -418,11 +460,18 @@ class _Script:
                 inner = _Script(self.bound, depth=self.depth + 1)
                 inner.shell_vars = {**self.shell_vars, **env}
                 inner.exported = {**self.exported, **env}
-                found = inner.run(rest[at + 1], first_line=line_no, form=form)
+                script = self._expand_quiet(
+                    rest[at + 1]
+                )  # `bash -c "${CMD}"`: the command the variable holds
+                found = inner.run(script, first_line=line_no, form=form)
                 for launch in found:
                     launch.line = line_no
+                    if script != rest[at + 1]:
+                        launch.notes.append(f"the command `{rest[at + 1]}` holds, run by {base} -c")
                     self.launches.append(launch)
             return None
+        if rest[0] == "eval" or _WHOLE_VARIABLE.fullmatch(rest[0]):
+            return self._held_command(rest, env, line_no, form)
         start = launcher_start(rest)
         if start is None:
             return None
@@ -435,16 +484,44 @@ class _Script:
         launch.argv = normal_argv(rest[start:], launch)
         if not launch.argv:
             return None
-        launch.argv = [self._expand(w, launch) for w in launch.argv]
+        launch.argv = self.expand_words(launch.argv, launch)
         self._account(launch)
         return launch
 
+    def _held_command(self, words: list[str], env: dict[str, str], line_no: int, form: str) -> Launch | None:
+        """``$CMD`` or ``eval "$CMD"``: the launch a variable of the script holds, split as a shell would."""
+        held = " ".join(self._expand_quiet(w) for w in words[1:]) if words[0] == "eval" else None
+        if held is None:
+            value = self._expand_quiet(words[0])
+            if value == words[0]:
+                return None
+            held = " ".join([value, shlex.join(words[1:])])
+        try:
+            split = [w for w, _ in shell.split_words(held)]
+        except ParseError:
+            return None
+        if not split or launcher_start(split) is None or self.depth >= 4:
+            return None
+        launch = self._launch([*(f"{k}={v}" for k, v in env.items()), *split], line_no, form)
+        if launch is not None:
+            launch.notes.append(f"the command `{' '.join(words)}` holds")
+        return launch
+
     def _account(self, launch: Launch) -> None:
+        launch.last_line = self.spans.get(launch.line, launch.line)
+        joined = self.joined.get(launch.line)
+        if joined:
+            launch.notes.append(
+                f"lines {joined[0]}-{joined[-1]} begin with a flag and no `\\` joins them to the launch on "
+                f"line {launch.line}: read as its arguments (a shell would run each line as a command)"
+            )
         for word in launch.argv:
             value = word.partition("=")[2] if word.startswith("--") and "=" in word else word
             if _WHOLE_PLACEHOLDER.fullmatch(value) and value.startswith("<"):
                 how = "a Python expression" if launch.form == "python" else "a placeholder"
                 launch.variables.setdefault(value[1:-1], {"unknown": True, "how": how})
+            elif _WHOLE_PLACEHOLDER.fullmatch(value):
+                launch.variables.setdefault(value, {"unknown": True, "how": "a template variable"})
         if self.sourced and any(v.get("unknown") for v in launch.variables.values()):
             launch.notes.append(
                 "variables set by " + ", ".join(f"`source {s}`" for s in self.sourced) + " are not known here"
@@ -530,22 +607,46 @@ class _Script:
         start = launcher_start(args)
         if start is not None:
             argv = args[start:]
-        elif _is_vllm_image(image) or any(a.startswith("--") for a in args) and "vllm" in image.lower():
+        elif _is_vllm_image(image):
             argv = ["vllm", "serve", *args]  # the image's ENTRYPOINT is `vllm serve` (api_server before)
-        elif args and any(_VLLM_FLAG.match(a) for a in args):
+        elif args and (
+            any(a.startswith("--") for a in args)
+            and "vllm" in image.lower()
+            or any(_VLLM_FLAG.match(a) for a in args)
+        ):
             argv = ["vllm", "serve", *args]
             launch.notes.append(f"{image} is read as running `vllm serve` (the arguments are vLLM's)")
         else:
             return None
         launch.env = {**{k: self._expand(v, launch) for k, v in env.items() if k != "CUDA_VISIBLE_DEVICES"}}
         launch.env.update(container_env)
-        launch.argv = [self._expand(w, launch) for w in normal_argv(argv, launch)]
+        launch.argv = self.expand_words(normal_argv(argv, launch), launch)
         if not launch.argv:
             return None
         self._account(launch)
         return launch
 
     # ---- variables
+
+    def expand_words(self, words: Sequence[str], launch: Launch) -> list[str]:
+        """The launch's words with their variables expanded; ``${X:+words}`` (words only when X is set)
+        becomes those words when X is known and set, and nothing otherwise, said in a note."""
+        out: list[str] = []
+        for word in words:
+            match = _ALTERNATE.fullmatch(word)
+            if match is None:
+                out.append(self._expand(word, launch))
+                continue
+            name, colon, alternate = match.groups()
+            value = self.bound.get(name, self.shell_vars.get(name))
+            if value is not None and (value or not colon):
+                self._bind(launch, name, value, "bound" if name in self.bound else "set in the script")
+                out.extend(self._expand(w, launch) for w, _ in shell.split_words(alternate))
+            else:
+                launch.notes.append(
+                    f"{word} is left out: {name} is not set here (when it is set, it adds `{alternate}`)"
+                )
+        return out
 
     def _expand_quiet(self, word: str) -> str:
         return self._expand(word, None)
@@ -615,6 +716,8 @@ class _Script:
             launch.variables[name] = {"unknown": True, "how": how}
 
 
+_WHOLE_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+_ALTERNATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?)\+(.*)\}", re.S)
 _SUBSTITUTION = re.compile(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`")
 
 
@@ -779,6 +882,79 @@ def _is_vllm_image(image: str) -> bool:
     return last.startswith("vllm-openai") or last in ("vllm-tpu", "vllm-cpu", "vllm", "vllm-rocm")
 
 
+# ------------------------------------------------------------------------------ arguments pasted alone
+
+
+def _pasted_arguments(text: str, bound: Mapping[str, str]) -> list[Launch]:
+    """vLLM's arguments pasted without their launcher: a container's ``command:``/``args:`` (or a YAML list
+    of flags) cut out of its manifest, or lines that are only flags (``--model m --tensor-parallel-size 2``,
+    what one gives an image whose entrypoint is ``vllm serve``). Read as a launch with them, and said."""
+    found = _yaml_arguments(text) or _flag_lines(text)
+    if found is None:
+        return []
+    argv, line, how = found
+    start = launcher_start(argv)
+    if start is None:
+        if not any(_VLLM_FLAG.match(word) for word in argv):
+            return []
+        # a container's arguments: its command (api_server in the manifests of record) is elsewhere
+        launcher = ["vllm", "serve"] if how.startswith("only") else ["python3", "-m", _API_SERVER]
+        argv, start = [*launcher, *argv], 0
+        how += f": read as the arguments of `{' '.join(launcher)}`"
+    launch = Launch(form="command", line=line, argv=[])
+    script = _Script(bound)
+    launch.argv = script.expand_words(normal_argv(argv[start:], launch), launch)
+    launch.notes.insert(0, how)
+    script._account(launch)
+    return [launch] if launch.argv else []
+
+
+def _yaml_arguments(text: str) -> tuple[list[str], int, str] | None:
+    try:
+        doc = safe_load_bounded(textwrap.dedent(text))
+    except ParseError:
+        return None
+    first = next((n for n, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
+    if isinstance(doc, list) and doc and all(isinstance(item, str | int | float) for item in doc):
+        return [str(item) for item in doc], first, "a list of arguments pasted alone"
+    if not isinstance(doc, dict) or not {"command", "args", "entrypoint"} & set(doc):
+        return None
+    argv: list[str] = []
+    for key in ("entrypoint", "command", "args"):
+        value = doc.get(key)
+        if isinstance(value, list):
+            argv.extend(str(item) for item in value)
+        elif isinstance(value, str):
+            try:
+                argv.extend(word for word, _ in shell.split_words(value))
+            except ParseError:
+                return None
+    keys = "/".join(f"{k}:" for k in ("entrypoint", "command", "args") if k in doc)
+    return (argv, first, f"a container's {keys} pasted without the rest of its manifest") if argv else None
+
+
+def _flag_lines(text: str) -> tuple[list[str], int, str] | None:
+    """The first paragraph of the text whose lines are all flags (prose and fences around it apart)."""
+    groups: list[list[tuple[int, str]]] = [[]]
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            groups[-1].append((number, line.strip()))
+        elif groups[-1]:
+            groups.append([])
+    for group in groups:
+        lines = [(n, line) for n, line in group if not line.startswith("#")]
+        if not lines or not all(line.startswith("-") for _, line in lines):
+            continue
+        joined = " ".join(line.removesuffix("\\") for _, line in lines)
+        try:
+            words = [w for w, _ in shell.split_words(joined)]
+        except ParseError:
+            continue
+        if any(_VLLM_FLAG.match(word) for word in words):
+            return words, lines[0][0], "only vLLM's arguments were pasted, without `vllm serve`"
+    return None
+
+
 # ---------------------------------------------------------------------------------------- Dockerfiles
 
 
@@ -864,6 +1040,8 @@ def _joined_lines(text: str) -> list[tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not pending:
             start = number
+        elif not line.strip() or line.lstrip().startswith("#"):
+            continue  # Docker drops comment and empty lines inside a continued instruction
         stripped = line.rstrip()
         if stripped.endswith("\\"):
             pending.append(stripped[:-1])
@@ -895,6 +1073,52 @@ def _compose(text: str, bound: Mapping[str, str]) -> list[Launch]:
             launch = _compose_service(str(name), service, bound, _key_line(text, str(name)))
             if launch is not None:
                 out.append(launch)
+    return out
+
+
+_SERVICE_IMAGE = re.compile(r"^[ \t]+image:[ \t]*\S", re.M)
+_SERVICE_RUNS = re.compile(r"^[ \t]+(?:command|entrypoint):", re.M)
+_BLOCK_KEY = re.compile(r"^([ \t]*)['\"]?[\w.-]+['\"]?[ \t]*:[ \t]*$")
+
+
+def _compose_fragment(text: str, bound: Mapping[str, str]) -> list[Launch]:
+    """A compose service pasted without its ``services:`` key (``vllm:`` with its ``image:`` and
+    ``command:``), alone or in a markdown code block: its launch, as a compose file's."""
+    if not (_SERVICE_IMAGE.search(text) and _SERVICE_RUNS.search(text)):
+        return []
+    lines = text.split("\n")
+    for start, block in _indented_blocks(lines):
+        try:
+            doc = safe_load_bounded(textwrap.dedent(block))
+        except ParseError:
+            continue
+        if not isinstance(doc, dict) or len(doc) != 1:
+            continue
+        name, service = next(iter(doc.items()))
+        if not (
+            isinstance(service, dict) and "image" in service and {"command", "entrypoint"} & set(service)
+        ):
+            continue
+        launch = _compose_service(str(name), service, bound, start + 1)
+        if launch is not None:
+            launch.notes.insert(0, f"a compose service ({name}) pasted without its `services:` key")
+            return [launch]
+    return []
+
+
+def _indented_blocks(lines: list[str]) -> list[tuple[int, str]]:
+    """Each ``key:`` line with the more indented (or blank) lines below it: (its index, the block)."""
+    out: list[tuple[int, str]] = []
+    for i, line in enumerate(lines):
+        match = _BLOCK_KEY.match(line)
+        if not match:
+            continue
+        indent = len(match.group(1).expandtabs())
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+            j += 1
+        if j > i + 1:
+            out.append((i, "\n".join(lines[i:j])))
     return out
 
 
@@ -940,7 +1164,7 @@ def _compose_service(name: str, service: dict, bound: Mapping[str, str], line: i
         launch = Launch(form="compose", line=line, argv=[])
         launch.env = {k: script._expand(v, launch) for k, v in env.items()}
         start = launcher_start(argv) or 0
-        launch.argv = [script._expand(w, launch) for w in normal_argv(argv[start:], launch)]
+        launch.argv = script.expand_words(normal_argv(argv[start:], launch), launch)
         found = [launch] if launch.argv else []
     for launch in found:
         launch.form, launch.name, launch.line = "compose", name, line
@@ -969,22 +1193,108 @@ def _compose_gpus(service: dict) -> int | None:
 
 
 def _python(text: str, bound: Mapping[str, str]) -> list[Launch]:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = _py_tree(text)
+    if tree is None:
         return []
-    lists: dict[str, tuple[list[str], int]] = {}
+    names = _py_names(tree)
+    lists = _py_lists(tree, names)
     out: list[Launch] = []
-    order: list[tuple[str, int]] = []
+    seen: set[int] = set()
+    for words, line in lists.values():
+        out.extend(_py_launch(words, line, bound, names))
+        seen.add(line)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List | ast.Tuple) and getattr(node, "lineno", 0) not in seen:
+            words = _py_words(node, names)
+            if words is not None and launcher_start(words) is not None:
+                seen.add(node.lineno)
+                out.extend(_py_launch(words, node.lineno, bound, names))
+        elif isinstance(node, ast.Constant | ast.JoinedStr) and getattr(node, "lineno", 0) not in seen:
+            string = _py_word(node, names)
+            if "vllm" in string and re.search(r"vllm\s+serve|" + re.escape(_API_SERVER), string):
+                seen.add(node.lineno)
+                script = _Script(bound)
+                out.extend(
+                    _with_image(script.run(string, first_line=node.lineno, form="python"), None, "python")
+                )
+    out.extend(_py_engine_calls(tree, names))
+    out.sort(key=lambda launch: launch.line)
+    return out
+
+
+def _py_tree(text: str) -> ast.Module | None:
+    """The code, or, for a snippet pasted out of its function (indented lines after unindented ones), its
+    paragraphs that parse, each dedented and keeping its line numbers."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        pass
+    try:
+        return ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        pass
+    body: list[ast.stmt] = []
+    lines = text.split("\n")
+    start = 0
+    for i in range(len(lines) + 1):
+        if i < len(lines) and lines[i].strip():
+            continue
+        chunk = "\n".join(lines[start:i])
+        if chunk.strip():
+            try:
+                part = ast.parse(textwrap.dedent(chunk))
+            except (SyntaxError, ValueError):
+                part = None
+            if part is not None:
+                ast.increment_lineno(part, start)
+                body.extend(part.body)
+        start = i + 1
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+class _PyNames(dict):
+    """Names the code binds to a constant (``MODEL_NAME = "Qwen/Qwen2.5-1.5B-Instruct"``), with their line,
+    and the environment it sets (``os.environ["CUDA_VISIBLE_DEVICES"] = "1"``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: dict[str, int] = {}
+        self.environ: dict[str, str] = {}
+        self.used: dict[str, bool] = {}  # the names a launch read, recorded on it
+
+
+def _py_names(tree: ast.Module) -> _PyNames:
+    names = _PyNames()
+    for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+        if len(node.targets) != 1 or not isinstance(node.value, ast.Constant):
+            continue
+        target, value = node.targets[0], node.value.value
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            continue
+        if isinstance(target, ast.Name) and target.id in names.lines and names.get(target.id) != str(value):
+            names.pop(target.id, None)  # given different values (in branches): not known here
+        elif isinstance(target, ast.Name) and target.id not in names.lines:
+            names[target.id] = str(value)
+            names.lines[target.id] = node.lineno
+        elif isinstance(target, ast.Subscript) and ast.unparse(target.value) == "os.environ":
+            key = target.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                names.environ[key.value] = str(value)
+    return names
+
+
+def _py_lists(tree: ast.Module, names: _PyNames) -> dict[str, tuple[list[str], int]]:
+    """Argv lists bound to a name (``cmd = ["vllm", "serve", ...]``), with what ``+=``, ``.extend`` and
+    ``.append`` add to them later."""
+    lists: dict[str, tuple[list[str], int]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            words = _py_words(node.value)
+            words = _py_words(node.value, names)
             if words is not None and launcher_start(words) is not None:
                 lists[node.targets[0].id] = (words, node.lineno)
-                order.append((node.targets[0].id, node.lineno))
     for node in sorted((n for n in ast.walk(tree) if hasattr(n, "lineno")), key=lambda n: n.lineno):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in lists:
-            more = _py_words(node.value)
+            more = _py_words(node.value, names)
             if more is not None:
                 lists[node.target.id][0].extend(more)
         elif (
@@ -995,62 +1305,114 @@ def _python(text: str, bound: Mapping[str, str]) -> list[Launch]:
             and node.func.attr in ("extend", "append")
             and node.args
         ):
-            more = _py_words(node.args[0]) if node.func.attr == "extend" else [_py_word(node.args[0])]
+            arg = node.args[0]
+            more = _py_words(arg, names) if node.func.attr == "extend" else [_py_word(arg, names)]
             if more is not None:
                 lists[node.func.value.id][0].extend(more)
-    seen: set[int] = set()
-    for name, _ in order:
-        words, line = lists[name]
-        out.extend(_py_launch(words, line, bound))
-        seen.add(line)
+    return dict(sorted(lists.items(), key=lambda item: item[1][1]))
+
+
+_ENGINE_CALLS = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs"})
+
+
+def _py_engine_calls(tree: ast.Module, names: _PyNames) -> list[Launch]:
+    """vLLM's Python API: ``LLM(model=..., tensor_parallel_size=2)`` takes the engine arguments that
+    ``vllm serve`` takes as flags, so the call is read as that launch, and said."""
+    out: list[Launch] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.List | ast.Tuple) and getattr(node, "lineno", 0) not in seen:
-            words = _py_words(node)
-            if words is not None and launcher_start(words) is not None:
-                seen.add(node.lineno)
-                out.extend(_py_launch(words, node.lineno, bound))
-        elif isinstance(node, ast.Constant | ast.JoinedStr) and getattr(node, "lineno", 0) not in seen:
-            string = _py_word(node)
-            if "vllm" in string and re.search(r"vllm\s+serve|" + re.escape(_API_SERVER), string):
-                seen.add(node.lineno)
-                script = _Script(bound)
-                out.extend(
-                    _with_image(script.run(string, first_line=node.lineno, form="python"), None, "python")
-                )
-    out.sort(key=lambda launch: launch.line)
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        )
+        if called not in _ENGINE_CALLS:
+            continue
+        launch = Launch(form="python", line=node.lineno, argv=[], env=dict(names.environ))
+        model = node.args[0] if node.args else None
+        flags: list[str] = []
+        for keyword in node.keywords:
+            if keyword.arg == "model":
+                model = keyword.value
+            else:
+                flags.extend(_py_engine_flag(keyword, names, launch))
+        model_word = _py_word(model, names) if model is not None else None
+        launch.argv = ["vllm", "serve", *([model_word] if model_word else []), *flags]
+        launch.notes.append(
+            f"read from vLLM's Python API `{called}(...)` on line {node.lineno}: its keyword arguments are "
+            "the engine arguments, checked as the `vllm serve` flags of the same names"
+        )
+        _py_account(launch, names)
+        out.append(launch)
     return out
 
 
-def _py_launch(words: list[str], line: int, bound: Mapping[str, str]) -> list[Launch]:
-    start = launcher_start(words)
-    launch = Launch(form="python", line=line, argv=[])
-    script = _Script(bound)
-    launch.argv = [script._expand(w, launch) for w in normal_argv(words[start:], launch)]
+def _py_engine_flag(keyword: ast.keyword, names: _PyNames, launch: Launch) -> list[str]:
+    if keyword.arg is None:
+        launch.notes.append(f"**{ast.unparse(keyword.value)}: the arguments it passes are not known here")
+        return []
+    flag = "--" + keyword.arg.replace("_", "-")
+    value = keyword.value
+    if isinstance(value, ast.Constant) and (value.value is None or value.value is False):
+        launch.notes.append(f"{keyword.arg}={value.value!r} is left out (the flag is not given)")
+        return []
+    if isinstance(value, ast.Constant) and value.value is True:
+        return [flag]
+    if isinstance(value, ast.Dict | ast.List | ast.Tuple):
+        try:
+            return [flag, json.dumps(ast.literal_eval(value))]
+        except ValueError:
+            pass
+    return [flag, _py_word(value, names)]
+
+
+def _py_account(launch: Launch, names: _PyNames) -> None:
     for word in launch.argv:
         if _WHOLE_PLACEHOLDER.fullmatch(word):
             launch.variables[word[1:-1]] = {"unknown": True, "how": "a Python expression"}
+    for name in names.used:
+        launch.variables[name] = {"value": names[name], "how": f"assigned on line {names.lines[name]}"}
+    names.used.clear()
+    gpus = _gpu_count(launch.env.get("CUDA_VISIBLE_DEVICES"))
+    if gpus is not None:
+        launch.gpus = gpus
+
+
+def _py_launch(
+    words: list[str], line: int, bound: Mapping[str, str], names: _PyNames | None = None
+) -> list[Launch]:
+    start = launcher_start(words)
+    launch = Launch(form="python", line=line, argv=[], env=dict(names.environ) if names else {})
+    script = _Script(bound)
+    launch.argv = script.expand_words(normal_argv(words[start:], launch), launch)
+    _py_account(launch, names if names is not None else _PyNames())
     return [launch] if launch.argv else []
 
 
-def _py_words(node: ast.AST) -> list[str] | None:
+def _py_words(node: ast.AST, names: _PyNames | None = None) -> list[str] | None:
     if isinstance(node, ast.List | ast.Tuple):
         out: list[str] = []
         for item in node.elts:
             if isinstance(item, ast.Starred):
                 out.append(f"<{ast.unparse(item.value)}>")
             else:
-                out.append(_py_word(item))
+                out.append(_py_word(item, names))
         return out
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _py_words(node.left), _py_words(node.right)
+        left, right = _py_words(node.left, names), _py_words(node.right, names)
         if left is not None and right is not None:
             return left + right
     return None
 
 
-def _py_word(node: ast.AST) -> str:
+def _py_word(node: ast.AST, names: _PyNames | None = None) -> str:
+    """A Python value as the word it puts in an argv; a name bound to a constant is that constant, any other
+    expression a ``<placeholder>`` (an unknown value)."""
     if isinstance(node, ast.Constant):
         return str(node.value)
+    if isinstance(node, ast.Name) and names is not None and node.id in names:
+        names.used[node.id] = True
+        return names[node.id]
     if isinstance(node, ast.Attribute) and ast.unparse(node) == "sys.executable":
         return "python3"
     if isinstance(node, ast.JoinedStr):
@@ -1060,8 +1422,9 @@ def _py_word(node: ast.AST) -> str:
                 parts.append(str(value.value))
             else:
                 inner = value.value if isinstance(value, ast.FormattedValue) else value
-                parts.append(f"<{ast.unparse(inner)}>")
+                word = _py_word(inner, names)
+                parts.append(word)
         return "".join(parts)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and node.args:
-        return _py_word(node.args[0])
+        return _py_word(node.args[0], names)
     return f"<{ast.unparse(node)}>"

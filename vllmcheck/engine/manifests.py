@@ -42,7 +42,6 @@ MAX_NODES = (
 
 _VAR_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _SHELL_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+)(?:$|[-+])")
 _VERSION_COMMENT = re.compile(r"^\s*#\s*vllm[-_ ]version\s*[:=]\s*v?(\d+\.\d+\.\d+)\s*$", re.I | re.M)
 _API_SERVER = "vllm.entrypoints.openai.api_server"
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh"})
@@ -243,14 +242,9 @@ def release_from_comment(text: str) -> str | None:
 
 
 def release_from_image(image: str | None) -> str | None:
-    """``vllm/vllm-openai:v0.33.0`` -> ``0.33.0``; None when the tag names no release (``latest``)."""
-    if not image or "@" in image:
-        return None
-    name, _, tag = image.rpartition(":")
-    if not name or "/" in tag or "vllm" not in name.lower():
-        return None
-    match = _VERSION_TAG.match(tag)
-    return match.group(1) if match else None
+    """``vllm/vllm-openai:v0.33.0`` -> ``0.33.0`` (``v0.5.0.post1`` -> ``0.5.0``); None when the tag names no
+    release (``latest``). The intake step's reading of a tag, so that a manifest and a command agree."""
+    return intake.release_from_tag(image)
 
 
 def _object_name(doc: dict) -> str:

@@ -12,11 +12,15 @@ vLLM (v1, every release this product knows) sizes its KV cache in ``Worker.deter
                                             model length is M. ..."
     else: num_blocks = available // (page size x layers); "GPU KV cache size: T tokens"
 
-Weights are known exactly only from the checkpoint (safetensors index ``total_size``); otherwise they are
-counted from config.json's shapes. The activation peak, the non-torch memory (CUDA context, NCCL buffers)
-and the CUDA graph estimate are only measured by vLLM on the GPU: here they are per-release terms whose
-constants were calibrated on published vLLM logs (benchmarks/memory/), with an uncertainty band. A verdict
-inside the band is "uncertain", never a refusal.
+Weights are known exactly only from the checkpoint (``model.checkpoint`` of the document: the safetensors
+index's ``total_size``, or the single file's header, which the hub reads beside config.json); otherwise, or
+when vLLM holds them otherwise than stored (quantized at load, padded mxfp4 experts), they are counted from
+config.json's shapes. The estimate says which (``weights_basis``).
+
+The activation peak, the non-torch memory (CUDA context, NCCL buffers) and the CUDA graph estimate are only
+measured by vLLM on the GPU: here they are per-release terms whose constants were calibrated on published
+vLLM logs (benchmarks/memory/), with an uncertainty band. A verdict inside the band is "uncertain", never a
+refusal.
 """
 
 from __future__ import annotations
@@ -31,6 +35,12 @@ from .types import Finding, parse_version
 
 GiB = 1 << 30
 MiB = 1 << 20
+
+# Where the weights' bytes come from (the same words as vllmcheck.modelhub_weights, which the engine does not
+# import): the checkpoint's index total_size, its single file's header, or a count from config.json's shapes.
+BASIS_INDEX = "checkpoint index"
+BASIS_HEADER = "safetensors header"
+BASIS_SHAPES = "config shapes"
 
 # Total memory of a GPU as vLLM sees it (torch.cuda.mem_get_info's total, what vLLM's logs and OOM errors
 # print as "total capacity"/"total_gpu_memory"), in GiB: an "80 GB" H100 is 79.19 GiB.
@@ -426,19 +436,8 @@ def weights_per_gpu(
     stage_layers = math.ceil(layers / pp)
     per_dtype = model_dtype_bytes(config, dtype)
     if total_size:
-        # The checkpoint's own size: its layers' share per stage and GPU (the embeddings assumed 16-bit).
-        embed_bytes = counts["embed"] * per_dtype
-        body = max(0, total_size - embed_bytes)
         ep_gpus = tp * dp if expert_parallel else tp
-        moe_share = 0.0
-        if counts["experts"]:
-            total_params = counts["dense_layers"] * counts["dense_layer"] + counts["moe_layers"] * (
-                counts["moe_layer"] + counts["experts"]
-            )
-            moe_share = counts["moe_layers"] * counts["experts"] / max(1, total_params)
-        body_gpu = body * (1 - moe_share) / tp + body * moe_share / ep_gpus
-        embed_gpu = embed_bytes / tp / (2 if pp > 1 else 1)
-        return int(body_gpu * stage_layers / layers + embed_gpu)
+        return _checkpoint_per_gpu(config, counts, total_size, tp, pp, ep_gpus, per_dtype)
     qbytes = _quant_bytes(config, quantization) or per_dtype
     dense = counts["dense_layers"] * counts["dense_layer"]
     moe_other = counts["moe_layers"] * counts["moe_layer"]
@@ -457,6 +456,65 @@ def weights_per_gpu(
     embed_bytes = counts["embed"] * per_dtype / tp / (2 if pp > 1 else 1)
     vision_bytes = counts["vision"] * per_dtype / tp if pp == 1 else counts["vision"] * per_dtype / tp / 2
     return int(body_bytes + embed_bytes + vision_bytes)
+
+
+def _checkpoint_per_gpu(
+    config, counts, total_size: int, tp: int, pp: int, ep_gpus: int, per_dtype: int
+) -> int:
+    """The most loaded GPU's share of a checkpoint of ``total_size`` bytes (as vLLM holds them). The
+    embeddings are in the model dtype and stored once when tied; vLLM shards the vocabulary over TP and, with
+    PP, gives the first stage the embeddings and the last the output projection (its own copy when tied).
+    The decoder layers (and a multimodal encoder) split over the stages; experts over EP's GPUs. Layers vLLM
+    does not load for the model itself (DeepSeek's MTP layers, ``num_nextn_predict_layers``) are left out."""
+    layers = max(1, counts["layers"])
+    vocab_bytes = counts["vocab"] * counts["hidden"] * per_dtype
+    tied = counts["embed"] == counts["vocab"] * counts["hidden"]
+    body = max(0, total_size - vocab_bytes * (1 if tied else 2))
+    body = body * layers / (layers + _int(text_config(config), "num_nextn_predict_layers"))
+    moe_share = 0.0
+    if counts["experts"]:
+        total_params = counts["dense_layers"] * counts["dense_layer"] + counts["moe_layers"] * (
+            counts["moe_layer"] + counts["experts"]
+        )
+        moe_share = counts["moe_layers"] * counts["experts"] / max(1, total_params)
+    body_gpu = body * (1 - moe_share) / tp + body * moe_share / ep_gpus
+    embed_gpu = vocab_bytes / tp * (1 if tied or pp > 1 else 2)
+    return int(body_gpu * math.ceil(layers / pp) / layers + embed_gpu)
+
+
+_FLOAT_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
+
+
+def checkpoint_bytes(
+    config: Mapping[str, Any], checkpoint: Mapping[str, Any] | None, args: Mapping[str, Any]
+) -> tuple[int | None, str, str | None]:
+    """(the checkpoint's bytes as vLLM holds them, the basis, a note) from a document's ``model.checkpoint``
+    ({"size", "basis", "dtypes"}). An unquantized checkpoint's floats are cast to the served dtype (an fp32
+    checkpoint is served in 16 bits); a quantized one is held as stored. (None, "config shapes", why) when the
+    size is not known, or vLLM holds the weights otherwise than stored: quantized at load (--quantization on
+    an unquantized checkpoint), or mxfp4 experts, which vLLM's kernels pad (calibrated on the shapes)."""
+    size = checkpoint.get("size") if isinstance(checkpoint, Mapping) else None
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        return None, BASIS_SHAPES, None
+    qc = config.get("quantization_config") or text_config(config).get("quantization_config")
+    quantized = isinstance(qc, Mapping) and bool(qc)
+    if args.get("quantization") and not quantized:
+        return None, BASIS_SHAPES, "--quantization quantizes the checkpoint at load: weights from the shapes"
+    if quantized and qc.get("quant_method") == "mxfp4":
+        return None, BASIS_SHAPES, "vLLM pads mxfp4 experts: weights from the shapes"
+    served = model_dtype_bytes(config, args.get("dtype"))
+    dtypes = checkpoint.get("dtypes")
+    if not quantized and isinstance(dtypes, Mapping) and dtypes:
+        held = sum(
+            int(n) * served // _FLOAT_BYTES[k] if k in _FLOAT_BYTES else int(n)
+            for k, n in dtypes.items()
+            if isinstance(n, int)
+        )
+        return held, str(checkpoint.get("basis") or BASIS_HEADER), None
+    stored = str(text_config(config).get("torch_dtype") or config.get("torch_dtype") or "bfloat16")
+    if not quantized and stored in ("float32", "float"):
+        size = size * served // 4
+    return size, str(checkpoint.get("basis") or BASIS_INDEX), None
 
 
 @dataclass(frozen=True)
@@ -562,7 +620,7 @@ class Estimate:
     total: int
     requested: int
     weights: int
-    weights_source: str  # "checkpoint" (safetensors index) | "config" (counted from shapes)
+    weights_source: str  # "checkpoint" (its index or header) | "config" (counted from shapes)
     activation: int
     non_torch: int
     cudagraph: int
@@ -585,6 +643,7 @@ class Estimate:
     fit_max_num_seqs: int | None  # the largest --max-num-seqs at max_model_len
     release_terms: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    weights_basis: str = "config shapes"  # "checkpoint index" | "safetensors header" | "config shapes"
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -732,8 +791,11 @@ def _verdict(layout, version, gpu_name, weights, requested, available, band, nee
     return verdict, reason, message, estimated_max_len
 
 
-def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, total_size: int | None) -> int:
-    """The weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU."""
+def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, checkpoint, notes: list) -> tuple[int, str]:
+    """(the weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU; their basis)."""
+    total_size, basis, note = checkpoint_bytes(config, checkpoint, args)
+    if note:
+        notes.append(note)
     weights = weights_per_gpu(
         config,
         tp=tp,
@@ -747,7 +809,17 @@ def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, total_size: int 
     offload = args.get("cpu_offload_gb")
     if isinstance(offload, int | float) and not isinstance(offload, bool) and offload > 0:
         weights = max(0, weights - int(float(offload) * GiB))
-    return weights
+    return weights, basis
+
+
+def _parallel(args: Mapping[str, Any]) -> tuple[int, int, int, bool]:
+    """(tensor, pipeline, data parallel sizes, expert parallelism) of the launch."""
+    return (
+        _int_arg(args, "tensor_parallel_size", 1),
+        _int_arg(args, "pipeline_parallel_size", 1),
+        _int_arg(args, "data_parallel_size", 1),
+        bool(args.get("enable_expert_parallel")),
+    )
 
 
 def _overheads(
@@ -799,23 +871,22 @@ def estimate(
     args: Mapping[str, Any],
     hardware: Mapping[str, Any],
     version: str | None,
-    total_size: int | None = None,
+    checkpoint: Mapping[str, Any] | None = None,
 ) -> Estimate | None:
     """The memory estimate of one profile on one GPU of its node, or None when the GPU's memory or the
-    model's shapes are not known."""
+    model's shapes are not known. ``checkpoint``: the document's ``model.checkpoint`` (the weights' bytes
+    read from the checkpoint, see :func:`checkpoint_bytes`), else the weights are counted from the shapes."""
     gpu = gpu_memory_bytes(hardware)
     counts = param_counts(config)
     if gpu is None or not counts["hidden"] or not counts["layers"]:
         return None
     gpu_name, total = gpu
-    tp = _int_arg(args, "tensor_parallel_size", 1)
-    pp = _int_arg(args, "pipeline_parallel_size", 1)
-    dp = _int_arg(args, "data_parallel_size", 1)
-    ep = bool(args.get("enable_expert_parallel"))
+    tp, pp, dp, ep = _parallel(args)
+    notes: list[str] = []
     terms_name, terms = terms_of(version)
     max_model_len, max_num_seqs, batched, util = _limits(config, args, gpu_name, total, terms_name)
     kv_bytes_arg = args.get("kv_cache_memory_bytes") or args.get("kv_cache_memory")
-    weights = _weights(config, args, tp, pp, dp, ep, total_size)
+    weights, basis = _weights(config, args, tp, pp, dp, ep, checkpoint, notes)
     layout = kv_layout(
         config,
         tp=tp,
@@ -825,7 +896,6 @@ def estimate(
         block_size=_int_arg(args, "block_size", 0) or None,
     )
     activation, non_torch, cudagraph = _overheads(terms, counts, args, tp, pp, batched, max_num_seqs)
-    notes: list[str] = []
     requested, available, band = _budget(
         kv_bytes_arg, total, util, weights, activation, non_torch, cudagraph, terms, notes
     )
@@ -846,7 +916,8 @@ def estimate(
         total=total,
         requested=requested,
         weights=weights,
-        weights_source="checkpoint" if total_size else "config",
+        weights_source="config" if basis == BASIS_SHAPES else "checkpoint",
+        weights_basis=basis,
         activation=activation,
         non_torch=non_torch,
         cudagraph=cudagraph,
@@ -914,7 +985,7 @@ def _cached(key: str) -> Estimate | None:
     return estimate(**data)
 
 
-def estimate_document(doc: Mapping[str, Any], *, total_size: int | None = None) -> Estimate | None:
+def estimate_document(doc: Mapping[str, Any]) -> Estimate | None:
     """The estimate of a profile document (docs/findings.md), or None when it cannot be made."""
     import json
 
@@ -923,7 +994,7 @@ def estimate_document(doc: Mapping[str, Any], *, total_size: int | None = None) 
     hardware = doc.get("hardware") or {}
     if not isinstance(config, Mapping) or not isinstance(hardware, Mapping) or not hardware:
         return None
-    size = total_size or model.get("total_size")
+    checkpoint = model.get("checkpoint")
     try:
         key = json.dumps(
             {
@@ -931,7 +1002,7 @@ def estimate_document(doc: Mapping[str, Any], *, total_size: int | None = None) 
                 "args": doc.get("args") or {},
                 "hardware": hardware,
                 "version": (doc.get("vllm") or {}).get("version"),
-                "total_size": size if isinstance(size, int) else None,
+                "checkpoint": checkpoint if isinstance(checkpoint, Mapping) else None,
             },
             sort_keys=True,
             default=str,
@@ -979,7 +1050,8 @@ def findings(est: Estimate | None) -> list[Finding]:
                 message=(
                     f"{what}: the predicted KV cache memory ({format_gib(est.available)} GiB, "
                     f"{est.kv_tokens:,} tokens) is within the uncertainty band "
-                    f"(±{format_gib(est.band)} GiB) of what one request needs ({format_gib(est.needed)} GiB)"
+                    f"(±{format_gib(est.band)} GiB) of what one request needs "
+                    f"({format_gib(est.needed)} GiB); {weights_said(est)}"
                 ),
                 fields=fields,
                 solutions=solutions,
@@ -998,7 +1070,7 @@ def findings(est: Estimate | None) -> list[Finding]:
             message=(
                 f"predicted GPU KV cache size: {est.kv_tokens:,} tokens ({est.kv_tokens_low:,}-"
                 f"{est.kv_tokens_high:,}); maximum concurrency for {est.max_model_len:,} tokens per request: "
-                f"{est.max_concurrency}x"
+                f"{est.max_concurrency}x; {weights_said(est)}"
             ),
             fields=fields,
             solutions=tuple(
@@ -1020,11 +1092,24 @@ def findings(est: Estimate | None) -> list[Finding]:
     ]
 
 
+_BASIS_WORDS = {
+    BASIS_INDEX: "from the checkpoint's model.safetensors.index.json (total_size)",
+    BASIS_HEADER: "from the checkpoint's model.safetensors header",
+    BASIS_SHAPES: "counted from config.json's shapes",
+}
+
+
+def weights_said(est: Estimate) -> str:
+    """The weights per GPU and the basis they were computed on, as the findings say it."""
+    basis = _BASIS_WORDS.get(est.weights_basis, est.weights_basis)
+    return f"weights {format_gib(est.weights)} GiB per GPU {basis}"
+
+
 def _docs(est: Estimate) -> str:
     return (
         f"On one {est.gpu} ({format_gib(est.total)} GiB as vLLM sees it): "
-        f"requested {format_gib(est.requested)} GiB; weights {format_gib(est.weights)} GiB "
-        f"({est.weights_source}), activation peak {format_gib(est.activation)} GiB, "
+        f"requested {format_gib(est.requested)} GiB; {weights_said(est)}, "
+        f"activation peak {format_gib(est.activation)} GiB, "
         f"non-torch {format_gib(est.non_torch)} GiB, CUDA graphs {format_gib(est.cudagraph)} GiB; KV cache "
         f"{format_gib(est.available)} GiB ±{format_gib(est.band)} GiB "
         f"at {est.kv_per_token:,} bytes per token. "

@@ -5,8 +5,9 @@ POSIX shell quoting as bash reads it (and as ``shlex.split`` does for everything
 single quotes are literal, double quotes honour a backslash before a double quote, a backslash, ``$`` and a
 backquote, a backslash outside quotes escapes the next character, backslash-newline continues the line
 (also with stray blanks before the newline), ``#`` at the start of a word comments out the rest of the line,
-and newlines separate words. In a script (:func:`split_commands`), unquoted ``;``, ``&`` and ``|`` also
-separate commands.
+and newlines separate words. A parameter expansion ``${...}`` is one piece of its word whatever it holds
+(``${REVISION:+--revision "$REVISION"}``: bash reads the braces before it splits). In a script
+(:func:`split_commands`), unquoted ``;``, ``&`` and ``|`` also separate commands.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ _PLAIN = re.compile(r"[^ \t\r\n\\'\"]+")  # characters a shell word takes as the
 _PLAIN_IN_SCRIPT = re.compile(r"[^ \t\r\n\\'\";&|]+")  # ... and in a script, up to a command separator
 _OPERATOR = re.compile(r"[;&|]+")  # `;`, `&&`, `||`, `|`, `&` (a run, as shlex's punctuation_chars reads it)
 _BLANK_SEPARATED = re.compile(r"[^ \t\r\n]+")
-_QUOTING = re.compile(r"[\\'\"#]")  # a line without these is split at blanks and newlines alone
-_QUOTING_IN_SCRIPT = re.compile(r"[\\'\"#;&|]")
+_QUOTING = re.compile(r"[\\'\"#]|\$\{")  # a line without these is split at blanks and newlines alone
+_QUOTING_IN_SCRIPT = re.compile(r"[\\'\"#;&|]|\$\{")
 
 
 def preview(text: str, limit: int = 60) -> str:
@@ -139,11 +140,46 @@ def _split(text: str, *, script: bool) -> list[tuple[str, int, bool]]:
             end = _OPERATOR.match(text, i).end()  # type: ignore[union-attr]
             words.append((text[i:end], i, True))
             i = end
+        elif text.startswith("${", i) and (close := _brace_end(text, i + 2)) is not None:
+            begin(i)
+            buf.append(text[i : close + 1])  # `${...}` whole: its blanks and quotes are the expansion's
+            i = close + 1
         else:
             begin(i)
-            end = plain.match(text, i).end()  # type: ignore[union-attr]  # a run of plain characters
+            end = _plain_end(plain, text, i)
             buf.append(text[i:end])
             i = end
     if buf is not None:
         words.append(("".join(buf), start, False))
     return words
+
+
+def _plain_end(plain: re.Pattern[str], text: str, i: int) -> int:
+    """The end of the run of plain characters at ``i``; a ``${`` inside it starts a piece of its own."""
+    end = plain.match(text, i).end()  # type: ignore[union-attr]
+    brace = text.find("${", i + 1, end)
+    return brace if brace > 0 else end
+
+
+def _brace_end(text: str, i: int) -> int | None:
+    """The index of the ``}`` that closes a ``${`` opened before ``i`` (quotes inside followed), if any on
+    the same line."""
+    quote = None
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n" and quote is None:
+            return None
+        if quote:
+            if c == quote:
+                quote = None
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "}":
+            return i
+        i += 1
+    return None

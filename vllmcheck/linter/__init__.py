@@ -6,7 +6,8 @@ files and directories: `vllm serve` command files, vLLM ``--config`` YAML, Kuber
 production-stack chart's values. The release of each profile is, first to last: ``--vllm-version``, the
 image tag (``vllm/vllm-openai:v0.33.0``), a ``# vllm-version: X.Y.Z`` comment, the newest shipped catalog.
 
-Exit codes, as ``manage.py lint``: 0 no error finding, 1 error findings, 2 an input cannot be read or parsed.
+Exit codes, as ``manage.py lint``: 0 no error finding, 1 error findings, 2 an input cannot be read or parsed
+(with ``--strict``, also an input that looks like vLLM but yields no profile: "not checked").
 """
 
 from __future__ import annotations
@@ -109,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="a file, manifest or container that looks like vLLM but cannot be read is an error "
-        "(by default a 'not checked' note)",
+        help="a file, manifest or container that looks like vLLM but cannot be read is an error and the "
+        "exit code is 2, as for an input that cannot be parsed (by default a 'not checked' note)",
     )
     parser.add_argument(
         "--upgrade-from",
@@ -145,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     if any(r.error for r in results):
         return 2
+    if options.strict and any(c.not_checked for r in results for c in r.checked):
+        return 2  # looks like vLLM, yet nothing of it was checked: as unreadable as a parse error
     return 1 if any(c.has_errors for r in results for c in r.checked) else 0
 
 

@@ -127,6 +127,22 @@ def _release(data: ShippedData, *candidates: str | None) -> str:
     return version
 
 
+def _tagged_release(
+    data: ShippedData, tagged: str | None, image: str | None
+) -> tuple[str | None, str | None]:
+    """The release an image tag names, or, when this linter has no catalog for it, the nearest one that it
+    has, and the note that says so (``vllm/vllm-openai:v0.5.0`` is checked against the oldest catalog)."""
+    if not tagged or tagged in data.versions:
+        return tagged, None
+    nearest = intake.nearest_release(tagged, data.versions)
+    if nearest is None:
+        return tagged, None
+    return nearest, (
+        f"release {tagged} (image {image}) has no catalog here: checked against {nearest}, the nearest "
+        "release that has one"
+    )
+
+
 def _check_profile(text: str, fmt: str, path: str, data: ShippedData, defaults: dict[str, Any]) -> Checked:
     version = _release(data, defaults["vllm_version"], manifests.release_from_comment(text))
     catalog = data.catalog(version)
@@ -148,12 +164,14 @@ def _check_profile(text: str, fmt: str, path: str, data: ShippedData, defaults: 
 def _check_workload(
     workload: manifests.Workload, text: str, path: str, data: ShippedData, defaults: dict[str, Any]
 ) -> Checked:
-    version = _release(
-        data, defaults["vllm_version"], workload.vllm_version, manifests.release_from_comment(text)
-    )
+    tagged, tag_note = _tagged_release(data, workload.vllm_version, workload.image)
+    version = _release(data, defaults["vllm_version"], tagged, manifests.release_from_comment(text))
     checked = Checked(
         path=path, source=workload.source, line=workload.line, column=workload.column, vllm_version=version
     )
+    if tag_note and version == tagged:
+        note = Finding(rule=SOURCE_RULE, severity="info", category="source", message=tag_note)
+        checked.findings.append((note, workload.line, workload.column))
     for note in workload.notes:
         if note.message.startswith(manifests.NOT_CHECKED):
             checked.findings.append((_not_checked_finding(note.message, defaults), note.line, note.column))
