@@ -16,6 +16,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
+from hub.models import ModelConfig, NodeType
 from validation.errors import DomainError
 from validation.models import RuleSet, VllmRelease
 from validation.selectors import (
@@ -235,11 +236,10 @@ class ProfileRows:
 
     def _related(self, rows: list[ProfileRow]) -> None:
         """The chunk's model configs and node types, one query each (they are few)."""
-        field = self.model._meta.get_field
         sources = {r.source_id for r in rows} | {r.draft_id for r in rows}
         nodes = {r.node_id for r in rows}
-        self.sources = field("model_source").related_model.objects.in_bulk([i for i in sources if i])
-        self.nodes = field("node_type").related_model.objects.in_bulk([i for i in nodes if i])
+        self.sources = ModelConfig.objects.in_bulk([i for i in sources if i])
+        self.nodes = NodeType.objects.in_bulk([i for i in nodes if i])
         self._tokens = {}
 
     def _token(self, kind: str, pk: int | None) -> str | None:
