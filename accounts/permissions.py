@@ -96,6 +96,17 @@ def can_manage_git_credentials(user, team) -> bool:
     return can_admin_team(user, team)
 
 
+def can_change_model_configs(user) -> bool:
+    """Upload a model's config.json, fetch one anew or refresh a stored one. A stored config serves every
+    team's profiles of that repository, so: editors and admins of some team, and staff; viewers and users of
+    no team only read them."""
+    if is_staff(user):
+        return True
+    if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    return user.memberships.filter(role__in=EDITOR_ROLES).exists()
+
+
 def can_manage_rulesets(user) -> bool:
     return is_staff(user)
 

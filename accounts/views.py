@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, time
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -15,6 +17,29 @@ from django.views.decorators.http import require_POST
 from . import permissions, selectors, services
 from .errors import DomainError
 from .forms import AuditFilterForm, TokenForm
+from .oidc import local_login_allowed, sso_configured
+
+
+class LoginView(auth_views.LoginView):
+    """The log-in page: "Sign in with <provider>" while SSO is configured, and the user name and password
+    form unless ``LOCAL_LOGIN`` is off, when it answers 403 to everyone but the break-glass accounts."""
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(
+            sso_name=settings.OIDC_PROVIDER_NAME if sso_configured() else "",
+            sso_failed=self.request.GET.get("sso") == "failed",
+            local_login=settings.LOCAL_LOGIN,
+            break_glass=bool(settings.LOCAL_LOGIN_BREAK_GLASS_USERS),
+        )
+        return context
+
+    def post(self, request, *args, **kwargs):
+        if not local_login_allowed(request.POST.get("username", "")):
+            context = self.get_context_data(form=self.get_form_class()(request))
+            context["refused"] = True
+            return self.render_to_response(context, status=403)
+        return super().post(request, *args, **kwargs)
 
 
 @login_required

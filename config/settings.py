@@ -150,9 +150,12 @@ CONTENT_SECURITY_POLICY = {
 }
 # Login throttling and lock-out (django-axes): AXES_FAILURE_LIMIT failed logins for one user name from one
 # address lock that pair out for AXES_COOLOFF_MINUTES; the login page answers 429 meanwhile.
+# The password form's backend refuses everyone but the break-glass accounts when LOCAL_LOGIN is off; the SSO
+# backend answers only while single sign-on is configured (below).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "accounts.oidc.LocalPasswordBackend",
+    "accounts.oidc.SsoBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
@@ -183,6 +186,31 @@ WHITENOISE_USE_FINDERS = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "profiles:list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Single sign-on with OpenID Connect (mozilla-django-oidc; README "Single sign-on"): on when the client and
+# the provider's four endpoints are set. The endpoints are settings, never user input (docs/security.md).
+OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")  # "Sign in with <name>"
+OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
+OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET", default="")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT", default="")
+OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT", default="")
+OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT", default="")
+OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", default="")
+OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = env.str("OIDC_RP_SCOPES", default="openid email profile")
+OIDC_GROUPS_CLAIM = env.str("OIDC_GROUPS_CLAIM", default="groups")
+OIDC_TOKEN_USE_BASIC_AUTH = env.bool("OIDC_TOKEN_USE_BASIC_AUTH", default=False)  # else client_secret_post
+OIDC_VERIFY_SSL = env.str("OIDC_CA_BUNDLE", default="") or True  # a CA bundle for a private CA
+OIDC_TIMEOUT = env.int("OIDC_TIMEOUT", default=10)
+OIDC_USE_PKCE = True
+OIDC_USE_NONCE = True
+OIDC_AUTHENTICATE_CLASS = "accounts.oidc.SsoSignInView"
+OIDC_CALLBACK_CLASS = "accounts.oidc.SsoCallbackView"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+# The local user name and password form: LOCAL_LOGIN=false refuses it for everyone but the break-glass
+# accounts listed here (user names), e.g. the admin who fixes the SSO configuration.
+LOCAL_LOGIN = env.bool("LOCAL_LOGIN", default=True)
+LOCAL_LOGIN_BREAK_GLASS_USERS = env.list("LOCAL_LOGIN_BREAK_GLASS_USERS", default=[])
 
 # Kubernetes admission webhook (POST /api/v1/admission/): the bearer token the API server sends; "" = none.
 ADMISSION_WEBHOOK_TOKEN = env.str("ADMISSION_WEBHOOK_TOKEN", default="")

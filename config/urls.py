@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from accounts.api import ApiTokenViewSet, AuditEventViewSet
+from accounts.views import LoginView
 from config import health
 from config.metrics import metrics_view
 from fleet.api.alerts import AlertPreferenceView, AlertViewSet
@@ -31,7 +32,9 @@ router.register("node-types", NodeTypeViewSet, basename="node-type")
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/login/", LoginView.as_view(), name="login"),  # SSO and LOCAL_LOGIN aware
     path("accounts/", include("django.contrib.auth.urls")),
+    path("oidc/", include("mozilla_django_oidc.urls")),  # single sign-on: 404 unless configured
     path("api/v1/validate/", ValidateView.as_view(), name="api-validate"),
     path("api/v1/admission/", AdmissionView.as_view(), name="api-admission"),
     path("api/v1/fleet/", FleetView.as_view(), name="api-fleet"),

@@ -160,13 +160,15 @@ class ModelConfigViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
                 index=values.get("safetensors_index"),
             )
         else:
-            row = services.model_config_fetch(values["repo"].strip(), values["revision"].strip(), force=True)
+            row = services.model_config_fetch_by(
+                actor=request.user, repo=values["repo"].strip(), revision=values["revision"].strip()
+            )
         return Response(ModelConfigSerializer(row).data, status=status.HTTP_201_CREATED)
 
     @action(detail=True, methods=["post"])
     def refresh(self, request, pk=None):
         """Fetch the config again (Hub, cache or directory); the profiles that read it are re-checked."""
-        row = services.model_config_refresh(config=self.get_object())
+        row = services.model_config_refresh(actor=request.user, config=self.get_object())
         return Response(ModelConfigSerializer(row).data)
 
 

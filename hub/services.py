@@ -224,8 +224,20 @@ def profiles_recheck(config: ModelConfig):
     return recheck_request(cause="manual", where=Q(model_source=config) | Q(draft_source=config))
 
 
-def model_config_refresh(*, config: ModelConfig) -> ModelConfig:
-    """Fetch a stored config again; the profiles that read it are re-checked when it changed."""
+def model_config_fetch_by(*, actor, repo: str, revision: str = "") -> ModelConfig:
+    """A user's "fetch it now" (``POST /api/v1/model-configs/`` without a config): editors and staff."""
+    permissions.require(
+        permissions.can_change_model_configs(actor), "only editors of a team and staff fetch model configs"
+    )
+    return model_config_fetch(repo, revision, force=True)
+
+
+def model_config_refresh(*, actor, config: ModelConfig) -> ModelConfig:
+    """Fetch a stored config again; the profiles that read it are re-checked when it changed. Editors of a
+    team and staff (``accounts.permissions.can_change_model_configs``)."""
+    permissions.require(
+        permissions.can_change_model_configs(actor), "only editors of a team and staff refresh model configs"
+    )
 
     def facts(row):
         return (
@@ -269,7 +281,11 @@ def model_config_upload(
 ) -> ModelConfig:
     """Store a config.json given by a user (private models), and with it, when given, the checkpoint's
     model.safetensors.index.json (its total_size: the weights' bytes for the memory estimate): they serve
-    every profile of that repository and revision until it is refreshed from the Hub."""
+    every profile of that repository and revision until it is refreshed from the Hub. Editors of a team
+    and staff."""
+    permissions.require(
+        permissions.can_change_model_configs(actor), "only editors of a team and staff upload model configs"
+    )
     repo = (repo or "").strip()
     if not repo:
         raise HubError("give the repository (or directory) the config.json belongs to", field="repo")

@@ -215,6 +215,32 @@ class MemberAddForm(forms.Form):
     watch = forms.BooleanField(required=False, label="Alerts for every profile of the team")
 
 
+class SsoGroupsForm(forms.Form):
+    """A team's SSO group mapping as text: one ``group = role`` a line."""
+
+    groups = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "placeholder": "ml-platform = editor"}),
+        required=False,
+        label="SSO groups",
+        help_text="One a line: a group of the identity provider's groups claim = viewer, editor or admin.",
+    )
+
+    def clean_groups(self) -> dict[str, str]:
+        mapping: dict[str, str] = {}
+        for number, line in enumerate(self.cleaned_data["groups"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            group, sep, role = line.rpartition("=")
+            if not sep or not group.strip():
+                raise forms.ValidationError(f"line {number}: write 'group = role'")
+            mapping[group.strip()] = role.strip()
+        return mapping
+
+    @staticmethod
+    def text(mapping: dict[str, str]) -> str:
+        return "\n".join(f"{group} = {role}" for group, role in sorted(mapping.items()))
+
+
 class MemberForm(forms.Form):
     role = forms.ChoiceField(choices=TeamMembership.Role.choices, label="Role", required=False)
     watch = forms.BooleanField(required=False, label="Watches the team")

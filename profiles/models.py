@@ -21,6 +21,12 @@ class Team(models.Model):
         related_name="+",
         help_text="The node type of the team's profiles that do not choose one.",
     )
+    sso_groups = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Single sign-on: the identity provider's groups that make a user a member, and with which "
+        'role ({"group": "viewer" | "editor" | "admin"}); applied at each SSO sign-in (accounts.services).',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -37,6 +43,11 @@ class TeamMembership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.EDITOR)
     watch = models.BooleanField(default=False, help_text="Receive alerts for every profile of the team.")
+    via_sso = models.BooleanField(
+        default=False,
+        help_text="Given by the team's SSO group mapping: changed or removed at the member's next SSO "
+        "sign-in. A membership set by hand is never changed by SSO.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["team", "user"], name="unique_team_member")]

@@ -11,6 +11,7 @@ urlpatterns = [
     path("teams/", views.team_list, name="team-list"),
     path("teams/<slug:slug>/", views.team_detail, name="team-detail"),
     path("teams/<slug:slug>/members/<int:member_id>/", views.team_member_update, name="team-member"),
+    path("teams/<slug:slug>/sso-groups/", views.team_sso_groups, name="team-sso-groups"),
     path("profiles/validate/", views.profile_validate, name="validate"),
     path("profiles/fix-source/", views.profile_source_fix, name="source-fix"),
     path("profiles/name-field/", views.profile_name_field, name="name-field"),

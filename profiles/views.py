@@ -41,6 +41,7 @@ from .forms import (
     MemberAddForm,
     MemberForm,
     ProfileForm,
+    SsoGroupsForm,
     TeamForm,
     WaiverForm,
 )
@@ -77,6 +78,13 @@ def _grouped(findings) -> list[tuple[str, list[dict]]]:
     ]
 
 
+def unverifiable(finding: dict) -> bool:
+    """An info that a check could not be decided for want of a fact (the findings panel folds these)."""
+    return finding.get("severity") == "info" and (
+        bool(finding.get("missing")) or str(finding.get("message", "")).startswith("could not verify")
+    )
+
+
 def _arg_rows(args: dict, findings) -> list[dict]:
     """Engine arguments as table rows, each with the active findings that concern it."""
     dicts = [f if isinstance(f, dict) else f.as_dict() for f in findings]
@@ -86,6 +94,7 @@ def _arg_rows(args: dict, findings) -> list[dict]:
             f
             for f in dicts
             if not f.get("waived")
+            and not unverifiable(f)  # shown once, folded, in the findings panel
             and any(field == name or field.startswith(name + ".") for field in f["fields"])
         ]
         worst = min((SEVERITIES.index(f["severity"]) for f in concerns), default=None)
@@ -869,6 +878,7 @@ def team_detail(request, slug: str):
                 return redirect("profiles:team-detail", slug=team.slug)
         status = 400
     profiles = selectors.team_profiles(team)
+    sso_form = SsoGroupsForm(initial={"groups": SsoGroupsForm.text(team.sso_groups)}) if is_admin else None
     return render(
         request,
         "profiles/team_detail.html",
@@ -877,6 +887,7 @@ def team_detail(request, slug: str):
             "members": list(selectors.team_members(team)),
             "is_admin": is_admin,
             "add_form": add_form,
+            "sso_form": sso_form,
             "roles": Role.choices,
             "profiles": profiles[:TEAM_PROFILES_SHOWN],
             "profile_count": profiles.count(),
@@ -886,6 +897,26 @@ def team_detail(request, slug: str):
 
 
 TEAM_PROFILES_SHOWN = 50
+
+
+@login_required
+@require_POST
+def team_sso_groups(request, slug: str):
+    """Set the team's SSO group mapping (admins, staff); errors come back as a message on the team page."""
+    team = _team(request, slug)
+    form = SsoGroupsForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return redirect(reverse("profiles:team-detail", args=[slug]) + "#sso-groups")
+    try:
+        services.team_set_sso_groups(actor=request.user, team=team, groups=form.cleaned_data["groups"])
+    except DomainError as exc:
+        if exc.code == "permission":
+            raise PermissionDenied(exc.message) from None
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"SSO groups of {team.slug} saved; applied at each member's next sign-in.")
+    return redirect(reverse("profiles:team-detail", args=[slug]) + "#sso-groups")
 
 
 @login_required

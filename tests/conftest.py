@@ -120,3 +120,25 @@ def git_server(tmp_path, git_tls, settings, monkeypatch):
     yield server
     httpd.shutdown()
     httpd.server_close()
+
+
+# ---- a real OpenID Connect provider (tests/oidc_provider.py): one node process per session
+
+
+@pytest.fixture(scope="session")
+def oidc_provider(tmp_path_factory):
+    from tests.oidc_provider import Provider
+
+    provider = Provider(tmp_path_factory.mktemp("oidc"))
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture
+def sso(oidc_provider, settings):
+    """Single sign-on configured against the session's provider; no user at the provider until the test adds
+    them (``sso.set_users``)."""
+    oidc_provider.set_users({})
+    for name, value in oidc_provider.settings().items():
+        setattr(settings, name, value)
+    return oidc_provider

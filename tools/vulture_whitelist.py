@@ -185,3 +185,12 @@ HEADER  # unused variable (hub/models.py:22): idem
 SHAPES  # unused variable (hub/models.py:23): idem
 index_file  # unused variable (hub/forms.py:17): a form field (the Models page's upload)
 safetensors_index  # unused variable (hub/api.py:78): a declared serializer field (the API's upload)
+
+# Single sign-on: named by dotted path in settings (AUTHENTICATION_BACKENDS, OIDC_AUTHENTICATE_CLASS,
+# OIDC_CALLBACK_CLASS); verify_claims is mozilla-django-oidc's hook.
+SsoBackend  # unused class (accounts/oidc.py)
+LocalPasswordBackend  # unused class (accounts/oidc.py)
+SsoSignInView  # unused class (accounts/oidc.py)
+SsoCallbackView  # unused class (accounts/oidc.py)
+_.verify_claims  # unused method (accounts/oidc.py): mozilla-django-oidc's claims check
+message_detail  # unused variable (vllmcheck/engine/types.py): a field of the findings JSON (checks' _finding)

@@ -561,6 +561,64 @@ def _cannot_connect(exc: BaseException) -> bool:
     return any(cls.__name__ in _CANNOT_CONNECT for cls in type(exc).__mro__)
 
 
+# The socket errors behind "cannot connect", in words (never "[Errno -2] Name or service not known").
+_CONNECTION_WORDS = (
+    (
+        (
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "no address associated",
+            "getaddrinfo",
+            "name resolution",
+        ),
+        "name lookup failed",
+    ),
+    (("connection refused",), "connection refused"),
+    (("network is unreachable", "no route to host"), "no route to the host"),
+    (("timed out", "timeout"), "no answer in time"),
+    (("certificate", "ssl"), "the TLS handshake failed"),
+)
+
+
+def connection_words(exc: BaseException) -> str:
+    """Why a connection failed, in words: ``name lookup failed``, ``connection refused`` ..."""
+    return _words_of(" ".join(str(e) for e in _chain(exc)).lower())
+
+
+_RAW_REASON = re.compile(r"(cannot|could not) be reached \(([^()]*(?:\([^()]*\))?[^()]*)\)")
+
+
+def error_in_words(text: str) -> str:
+    """A stored error or message written before connection errors were put in words (``... cannot be reached
+    ([Errno -2] Name or service not known)``), as it reads now (``... could not be reached (name lookup
+    failed)``); any other text unchanged."""
+
+    def words(match: re.Match[str]) -> str:
+        reason = match.group(2)
+        if "[Errno" not in reason and "Error" not in reason:
+            return match.group(0)
+        return f"could not be reached ({_words_of(reason.lower())})"
+
+    return _RAW_REASON.sub(words, text)
+
+
+def _words_of(text: str) -> str:
+    for needles, words in _CONNECTION_WORDS:
+        if any(needle in text for needle in needles):
+            return words
+    return "the connection failed"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < 8:
+        out.append(current)
+        current = current.__cause__ or current.__context__
+    return out
+
+
 def _cached_only(repo: str, revision: str, settings: HubSettings, why: str) -> str:
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import LocalEntryNotFoundError
@@ -597,8 +655,7 @@ def _download(repo: str, revision: str, settings: HubSettings, *, force: bool = 
         except Exception as exc:
             if not _cannot_connect(exc):
                 raise
-            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            why = f"{settings.where} cannot be reached ({text})"
+            why = f"{settings.where} could not be reached ({connection_words(exc)})"
             _remember_unreachable(settings, why)
             return _cached_only(repo, revision, settings, why)
         with _unreachable_lock:
@@ -735,6 +792,8 @@ def describe_error(exc: BaseException, revision: str, settings: HubSettings) -> 
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", None)
         return f"{where} answered HTTP {status}" if status else str(exc).splitlines()[0]
+    if _cannot_connect(exc) or isinstance(exc, OSError):
+        return f"{where} could not be reached ({connection_words(exc)})"
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return f"{type(exc).__name__}: {text}"
 

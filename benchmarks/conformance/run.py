@@ -629,12 +629,12 @@ def norm(s: str | None) -> str:
     return " ".join((s or "").split())
 
 
-PLACEHOLDER = re.compile(r"\{[^{}]*\}|<unknown: [^>]*>")
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|<unknown: [^>]*>|\u2026")
 
 
 def message_matches(vllm_msg: str, product_msg: str, loose: bool = False) -> bool:
     """vLLM's FILLED message equals the product's (whitespace-normalised). A product message that still
-    holds a placeholder (`{self.x}`, `{tp}`, or the engine's `<unknown: EXPR>` for a value it could not fill)
+    holds a placeholder (`{self.x}`, `{tp}`, or the engine's `…` for a value it could not fill)
     does not match; with `loose`, a placeholder matches any text (how far the product is from vLLM's text
     apart from filling in values: reported as its own kind of disagreement)."""
     # the pack keeps an escape of vLLM's source string as written (`\n`)

@@ -13,6 +13,8 @@ from html import escape
 from django import template
 from django.utils.safestring import mark_safe
 
+from vllmcheck.engine.missing import template_in_words
+
 register = template.Library()
 
 ROW = (
@@ -50,7 +52,7 @@ def collapsed_rule_rows(rules, ruleset_url: str) -> str:
                 category=esc(rule.category),
                 disabled_badge="" if rule.enabled else '<span class="badge disabled">disabled</span>',
                 versions=esc(rule.versions or "all releases"),
-                message=esc(rule.title or rule.message),
+                message=esc(rule.title or template_in_words(rule.message)),
             )
         )
     return mark_safe("".join(rows))  # nosec B308 B703  # every value in them is escaped above

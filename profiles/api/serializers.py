@@ -28,7 +28,17 @@ class FindingSerializer(serializers.Serializer):
     fix = serializers.DictField(allow_null=True, required=False)
     message_source = serializers.CharField(help_text="The rule's message as vLLM's source writes it")
     message_rendered = serializers.BooleanField(help_text="False: a value of the message is unknown")
-    message_note = serializers.CharField(allow_null=True, help_text="Which values are unknown, and why")
+    message_note = serializers.CharField(
+        allow_null=True, help_text="How to supply the facts that are missing"
+    )
+    missing = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        required=False,
+        help_text='The facts the finding could not be decided without: {"fact", "words", "supply"}',
+    )
+    message_detail = serializers.CharField(
+        allow_null=True, required=False, help_text="vLLM's whole text when the message is its first sentence"
+    )
 
 
 class FindingsDocumentSerializer(serializers.Serializer):
@@ -264,16 +274,22 @@ class VerdictChangeSerializer(serializers.ModelSerializer):
 class TeamSerializer(StrictFields, serializers.ModelSerializer):
     members = serializers.SerializerMethodField()
     default_node_type = serializers.CharField(source="default_node_type.name", default="", read_only=True)
+    sso_groups = serializers.DictField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="Single sign-on: the identity provider's groups that make a user a member, with their role "
+        "(PUT .../sso-groups/ sets it).",
+    )
 
     class Meta:
         model = Team
-        fields = ["id", "slug", "name", "members", "default_node_type", "created_at"]
-        read_only_fields = ["id", "members", "default_node_type", "created_at"]
+        fields = ["id", "slug", "name", "members", "default_node_type", "sso_groups", "created_at"]
+        read_only_fields = ["id", "members", "default_node_type", "sso_groups", "created_at"]
         extra_kwargs = {"slug": {"validators": []}}
 
     def get_members(self, obj) -> list[dict]:
         return [
-            {"username": m.user.username, "role": m.role, "watch": m.watch}
+            {"username": m.user.username, "role": m.role, "watch": m.watch, "via_sso": m.via_sso}
             for m in obj.memberships.select_related("user").order_by("user__username")
         ]
 
@@ -309,6 +325,14 @@ class FixPreviewSerializer(serializers.Serializer):
 
 class TeamNodeTypeSerializer(StrictFields, serializers.Serializer):
     node_type = serializers.CharField(allow_blank=True, help_text="A node type's name; empty: none.")
+
+
+class TeamSsoGroupsSerializer(StrictFields, serializers.Serializer):
+    groups = serializers.DictField(
+        child=serializers.ChoiceField(choices=TeamMembership.Role.choices),
+        help_text="{group: role}: each group of the identity provider's groups claim that makes a user a "
+        "member of the team, and the role it gives; {} for none.",
+    )
 
 
 class TeamMemberSerializer(StrictFields, serializers.Serializer):

@@ -41,6 +41,7 @@ from .serializers import (
     TeamMemberSerializer,
     TeamNodeTypeSerializer,
     TeamSerializer,
+    TeamSsoGroupsSerializer,
     ValidateAnswerSerializer,
     ValidateRequestSerializer,
     VerdictChangeSerializer,
@@ -520,7 +521,7 @@ class TeamViewSet(
 
     serializer_class = TeamSerializer
     lookup_field = "slug"
-    conditional_actions = ("retrieve", "members", "default_node_type")
+    conditional_actions = ("retrieve", "members", "default_node_type", "sso_groups")
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -584,6 +585,26 @@ class TeamViewSet(
             actor=request.user,
             team=team,
             name=serializer.validated_data["node_type"],
+            precondition=self._unchanged(request, team),
+        )
+        return self._changed(team)
+
+    @extend_schema(
+        request=TeamSsoGroupsSerializer,
+        responses=TeamSerializer,
+        examples=[example("Map two groups", {"groups": {"ml-platform": "editor", "ml-leads": "admin"}})],
+    )
+    @action(detail=True, methods=["put"], url_path="sso-groups")
+    def sso_groups(self, request, slug=None):
+        """Single sign-on: the groups that make a user a member, with their roles; applied at each sign-in."""
+        team = self.get_object()
+        check_if_match(request, TeamSerializer(team).data, what=f"team {team.slug}")
+        serializer = TeamSsoGroupsSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.team_set_sso_groups(
+            actor=request.user,
+            team=team,
+            groups=serializer.validated_data["groups"],
             precondition=self._unchanged(request, team),
         )
         return self._changed(team)

@@ -58,12 +58,13 @@ from .splitting import (
     profile_split_plan,
 )
 from .teams import (
+    SSO_GROUP_MAX,
     team_create,
     team_set_default_node_type,
+    team_set_sso_groups,
 )
 
 __all__ = [
-    "launch_found",
     "EDITOR_ROLES",
     "EMPTY_WHEN_REPLACED",
     "EditConflict",
@@ -72,9 +73,11 @@ __all__ = [
     "KINDS",
     "ProfileInput",
     "ProfileInvalid",
+    "SSO_GROUP_MAX",
     "SourceFix",
     "SplitInvalid",
     "input_shape",
+    "launch_found",
     "model_sources_resolve",
     "parse_arguments",
     "profile_apply_fix",
@@ -102,4 +105,5 @@ __all__ = [
     "team_create",
     "team_member_update",
     "team_set_default_node_type",
+    "team_set_sso_groups",
 ]

@@ -34,7 +34,7 @@ def team_add_member(
         team = _team_locked(team, precondition)
         old = TeamMembership.objects.filter(team=team, user=user).values("role", "watch").first()
         membership, _ = TeamMembership.objects.update_or_create(
-            team=team, user=user, defaults={"role": role, "watch": watch}
+            team=team, user=user, defaults={"role": role, "watch": watch, "via_sso": False}
         )
         audit_record(
             actor=actor,
@@ -76,10 +76,11 @@ def team_member_update(
                 field="role",
             )
         membership.role = role
+        membership.via_sso = False  # set by hand: SSO no longer changes it
     if watch is not None:
         membership.watch = watch
     with transaction.atomic():
-        membership.save(update_fields=["role", "watch"])
+        membership.save(update_fields=["role", "watch", "via_sso"])
         audit_record(
             actor=actor,
             action="membership.update",
@@ -99,3 +100,61 @@ def team_add_member_by_username(*, actor, team: Team, username: str, role: str, 
     if user is None:
         raise DomainError(f"no user named {username.strip()!r}", field="username")
     return team_add_member(actor=actor, team=team, user=user, role=role, watch=watch)
+
+
+# --- single sign-on: the identity provider's groups give memberships (called through accounts.sso_port) ---
+
+_ROLE_RANK = {permissions.Role.VIEWER: 0, permissions.Role.EDITOR: 1, permissions.Role.ADMIN: 2}
+
+
+def sso_roles(groups: list[str]) -> dict:
+    """The teams the groups map to, each with its role: the highest one any of the groups gives
+    (``Team.sso_groups``: {group: role})."""
+    wanted: dict = {}
+    for team in Team.objects.filter(sso_groups__has_any_keys=list(groups)) if groups else ():
+        for group in groups:
+            role = team.sso_groups.get(group)
+            if role in _ROLE_RANK and (team not in wanted or _ROLE_RANK[role] > _ROLE_RANK[wanted[team]]):
+                wanted[team] = role
+    return wanted
+
+
+@transaction.atomic
+def sso_sign_in(*, user, groups: list[str]) -> None:
+    """At each SSO sign-in: the user's memberships given by SSO follow the teams' group mappings. A team a
+    group maps to makes the user its member with the mapped role; a membership SSO gave whose team no longer
+    maps any of the user's groups is removed. A membership set by hand (``via_sso`` false) is left alone."""
+    wanted = sso_roles(groups)
+    wanted_by_id = {team.pk: (team, role) for team, role in wanted.items()}
+    memberships = TeamMembership.objects.select_for_update(of=("self",)).filter(user=user)
+    for membership in memberships.select_related("team"):
+        team, role = wanted_by_id.pop(membership.team_id, (membership.team, None))
+        if not membership.via_sso or membership.role == role:
+            continue
+        before = {"user": user.get_username(), "role": membership.role, "via_sso": True}
+        if role is None:
+            pk = membership.pk
+            membership.delete()
+            _audit_membership(user, team, "membership.delete", pk, before, None, groups)
+        else:
+            membership.role = role
+            membership.save(update_fields=["role"])
+            after = {**before, "role": role}
+            _audit_membership(user, team, "membership.update", membership.pk, before, after, groups)
+    for team, role in wanted_by_id.values():
+        membership = TeamMembership.objects.create(team=team, user=user, role=role, via_sso=True)
+        after = {"user": user.get_username(), "role": role, "via_sso": True}
+        _audit_membership(user, team, "membership.create", membership.pk, None, after, groups)
+
+
+def _audit_membership(user, team, action: str, pk, before, after, groups: list[str]) -> None:
+    audit_record(
+        actor=user,
+        action=action,
+        object_type="membership",
+        object_id=pk,
+        object_repr=f"{user.get_username()} in {team.slug}",
+        team=team,
+        before=before,
+        after=None if after is None else {**after, "groups": sorted(groups)},
+    )

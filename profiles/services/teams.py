@@ -71,3 +71,46 @@ def team_set_default_node_type(
         followers = VerdictRecord.objects.filter(profile__team=team, profile__node_type__isnull=True)
         recheck_start(cause="manual", verdicts=followers)
     return team
+
+
+SSO_GROUP_MAX = 200
+
+
+def team_set_sso_groups(
+    *, actor, team: Team, groups: dict[str, str], precondition: Callable[[], None] | None = None
+) -> Team:
+    """Single sign-on: which of the identity provider's groups make a user a member of the team, and with
+    which role (``{"group": "viewer" | "editor" | "admin"}``); applied at each member's next SSO sign-in
+    (``profiles.services.memberships.sso_sign_in``). The team's admins and staff set it."""
+    permissions.require(
+        permissions.can_admin_team(actor, team), "only the team's admins may map SSO groups to roles"
+    )
+    clean: dict[str, str] = {}
+    for group, role in groups.items():
+        name = str(group).strip()
+        if not name or len(name) > SSO_GROUP_MAX:
+            raise DomainError(
+                f"a group name is 1 to {SSO_GROUP_MAX} characters: {name[:50]!r}", field="groups"
+            )
+        if role not in TeamMembership.Role.values:
+            raise DomainError(
+                f"unknown role {role!r} for group {name!r}; roles: {', '.join(TeamMembership.Role.values)}",
+                field="groups",
+            )
+        clean[name] = role
+    with transaction.atomic():
+        team = _team_locked(team, precondition)
+        before = {"sso_groups": team.sso_groups}
+        team.sso_groups = clean
+        team.save(update_fields=["sso_groups"])
+        audit_record(
+            actor=actor,
+            action="team.update",
+            object_type="team",
+            object_id=team.pk,
+            object_repr=team.slug,
+            team=team,
+            before=before,
+            after={"sso_groups": clean},
+        )
+    return team

@@ -102,7 +102,7 @@ def _forget_counts(cache_url: str) -> None:
 
 
 @pytest.mark.parametrize(("budget", "admitted"), [(3000, REQUESTS), (2000, 2000)])
-def test_one_token_over_two_workers_is_admitted_exactly_its_budget(budget, admitted, user, tmp_path):
+def test_one_token_over_two_workers_is_admitted_exactly_its_budget(budget, admitted, user, team, tmp_path):
     cache_url = f"redis://127.0.0.1:6379/{CACHE_DB}"
     _forget_counts(cache_url)
     for repo in MODELS:  # as a first fetch from the Hub would have stored them: no network

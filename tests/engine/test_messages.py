@@ -119,12 +119,14 @@ def test_derived_values_and_release_facts_in_a_template():
 def test_an_unknown_model_fact_never_prints_a_raw_placeholder():
     [finding] = run([HEADS], args={"tensor_parallel_size": 8})
     assert finding.message == (
-        "Total number of attention heads (<unknown: model.config.num_attention_heads>) must be divisible "
-        "by tensor parallel size (8)."
+        "Total number of attention heads (…) must be divisible by tensor parallel size (8)."
     )
-    assert "{" not in finding.message
+    assert "{" not in finding.message and "<unknown" not in finding.message
     assert finding.message_rendered is False
-    assert "model.config.num_attention_heads" in finding.message_note
+    assert (
+        finding.message_note == "The model's config.json: upload the model's config.json on the Models page."
+    )
+    assert [m["fact"] for m in finding.missing] == ["model.config"]
     assert finding.as_dict()["message_rendered"] is False
 
 
@@ -138,9 +140,10 @@ def test_the_same_rule_fills_the_model_fact_when_the_profile_gives_it():
 
 def test_a_value_of_the_wrong_type_for_the_spec_is_not_rendered():
     [finding] = run([rule(message="{x}", message_template="{{ args.x | :.2f }}")], args={"x": "auto"})
-    assert finding.message == "<unknown: args.x>"
+    # the whole message is the value: the finding names the check instead of printing a bare gap
+    assert finding.message == "vLLM's check r"
     assert finding.message_rendered is False
-    assert "'auto'" in finding.message_note
+    assert finding.missing[0]["words"] == "the value of --x"
 
 
 def test_a_could_not_verify_finding_is_filled_too():
@@ -153,9 +156,7 @@ def test_a_could_not_verify_finding_is_filled_too():
     ]
     [finding] = run(rules, args={"tp": 8})
     assert finding.severity == "info"
-    assert finding.message.startswith(
-        "could not verify: heads <unknown: model.config.num_attention_heads> tp 8"
-    )
+    assert finding.message.startswith("could not verify: heads … tp 8 (without the model's config.json)")
 
 
 def test_an_unknown_value_of_a_long_expression_is_named_by_what_it_reads():
@@ -181,10 +182,13 @@ def test_an_unknown_value_of_a_long_expression_is_named_by_what_it_reads():
         "model.config.model_max_length"
     )
     assert finding.message == (
-        f"could not verify: <unknown: {label}> To allow overriding this maximum, set "
-        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. (the profile does not give config)"
+        "could not verify: … To allow overriding this maximum, set "
+        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. (without the model's config.json)"
     )
-    assert finding.message_note == f"could not fill in {label} (the profile does not give config)"
+    assert (
+        finding.message_note == "The model's config.json: upload the model's config.json on the Models page."
+    )
+    assert rules[0]["message_template"] and label not in finding.message
     [filled] = run(
         rules,
         args={"max_model_len": 65536},

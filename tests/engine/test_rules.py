@@ -115,7 +115,7 @@ def test_unknown_input_gives_could_not_verify_never_error(ruleset):
     assert info[0].message.startswith(
         "could not verify: sampling distribution replay does not support diffusion"
     )
-    assert "model.config" in info[0].message
+    assert "the model's config.json" in info[0].message and info[0].missing[0]["fact"] == "model.config"
     known = ruleset.evaluate(
         doc(args={"return_sampling_mask": True}, model={"name": "m", "config": {"is_diffusion": True}})
     )

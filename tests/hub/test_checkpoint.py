@@ -82,7 +82,7 @@ def test_a_pasted_config_json_cannot_see_the_files_and_never_refuses(api, hf_cac
     body = validate(api, f"vllm serve {QWEN} --quantization awq", model_config=QWEN25_7B)
     ((severity, message),) = messages(body, QUANT_RULE)
     assert severity == "info"
-    assert message == f"could not verify: {AWQ_MESSAGE} (the profile does not give model.files)"
+    assert message == f"could not verify: {AWQ_MESSAGE} (without the list of the checkpoint's files)"
 
 
 def test_a_saved_profile_gets_the_refusal_and_the_corrected_one_saves(api, team, hf_cache):

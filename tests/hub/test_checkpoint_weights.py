@@ -132,7 +132,7 @@ def test_a_saved_profile_keeps_the_checkpoint_size_on_its_model_config(api, team
     assert detail["checkpoint_size"] == LLAMA_TOTAL and detail["weights_basis"] == "checkpoint index"
 
 
-def test_uploading_the_index_beside_config_json_on_the_models_page(client, user):
+def test_uploading_the_index_beside_config_json_on_the_models_page(client, user, team):
     client.force_login(user)
     page = client.get(reverse("hub:model-configs")).content.decode()
     assert 'name="index_file"' in page
@@ -157,7 +157,7 @@ def test_uploading_the_index_beside_config_json_on_the_models_page(client, user)
         (json.dumps({"weight_map": {}, "metadata": {"total_size": -5}}).encode(), "got -5"),
     ],
 )
-def test_a_bad_index_upload_is_refused_naming_the_problem(client, user, content, problem):
+def test_a_bad_index_upload_is_refused_naming_the_problem(client, user, team, content, problem):
     client.force_login(user)
     form = {
         "repo": "acme/private-llm",
@@ -170,7 +170,7 @@ def test_a_bad_index_upload_is_refused_naming_the_problem(client, user, content,
     assert not ModelConfig.objects.filter(repo="acme/private-llm").exists()  # nothing half-stored
 
 
-def test_the_api_upload_takes_the_index_and_names_its_field_when_bad(api, hf_cache):
+def test_the_api_upload_takes_the_index_and_names_its_field_when_bad(api, team, hf_cache):
     url = "/api/v1/model-configs/"
     bad = api.post(url, {"repo": "acme/x", "config": LLAMA_8B, "safetensors_index": {"a": 1}}, format="json")
     assert bad.status_code == 400

@@ -325,7 +325,9 @@ def test_pages_node_type_pasted_config_and_refresh(client, user, team, hf_cache)
     assert response.status_code == 302
 
 
-def test_models_page_lists_uploads_and_refreshes(client, user, hf_cache, django_capture_on_commit_callbacks):
+def test_models_page_lists_uploads_and_refreshes(
+    client, user, team, hf_cache, django_capture_on_commit_callbacks
+):
     client.force_login(user)
     upload = SimpleUploadedFile("config.json", json.dumps(QWEN25_05B).encode())
     response = client.post(

@@ -1,4 +1,4 @@
-"""Verdicts, history, waivers, re-checks and alerts moved from validation to profiles (profiles 0011,
+"""Verdicts, history, waivers, re-checks and alerts moved from validation to profiles (profiles 0012,
 validation 0009) by state alone: on a filled database, every row is still there after the move, read through
 the new models, and the content types (what permissions point at) kept their ids."""
 
@@ -13,7 +13,7 @@ from django.utils import timezone
 from profiles import models as moved
 from profiles.services import ProfileInput, profile_create
 
-BEFORE = [("profiles", "0010_fk_indexes_covered"), ("validation", "0008_fk_indexes_covered")]
+BEFORE = [("profiles", "0011_team_sso_groups"), ("validation", "0008_fk_indexes_covered")]
 MODELS = (
     "Verdict",
     "VerdictCheck",

@@ -89,7 +89,7 @@ def test_hf_config_path_and_the_draft_model_are_refused_too(api, tmp_path):
     assert CANARY not in response.content.decode()
 
 
-def test_the_model_configs_api_does_not_read_a_local_directory(api, tmp_path):
+def test_the_model_configs_api_does_not_read_a_local_directory(api, team, tmp_path):
     folder = model_dir(tmp_path / "model")
     response = api.post("/api/v1/model-configs/", {"repo": str(folder)}, format="json")
     assert response.status_code == 201
@@ -105,7 +105,7 @@ def test_the_linter_on_the_users_machine_reads_the_same_directory(tmp_path):
     assert READ_MESSAGE in proc.stdout, proc.stdout + proc.stderr
 
 
-def test_an_allowed_root_is_read_and_dotdot_or_symlinks_cannot_leave_it(api, tmp_path, settings):
+def test_an_allowed_root_is_read_and_dotdot_or_symlinks_cannot_leave_it(api, team, tmp_path, settings):
     root = tmp_path / "models"
     settings.MODEL_LOCAL_DIRS = [str(root)]
     inside = model_dir(root / "qwen")
@@ -132,7 +132,7 @@ def test_an_allowed_root_is_read_and_dotdot_or_symlinks_cannot_leave_it(api, tmp
     assert row["tokenizer_max_length"] is None
 
 
-def test_a_config_read_from_a_directory_before_is_forgotten_at_its_next_fetch(api, tmp_path):
+def test_a_config_read_from_a_directory_before_is_forgotten_at_its_next_fetch(api, team, tmp_path):
     folder = model_dir(tmp_path / "model")
     row = ModelConfig.objects.create(
         repo=str(folder), revision="", config=SECRET_CONFIG, source="local", fetched_at="2026-01-01T00:00Z"

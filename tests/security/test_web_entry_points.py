@@ -24,7 +24,7 @@ ELSEWHERE = (
 
 
 @pytest.fixture
-def browser(user):
+def browser(user, team):  # an editor of a team: refreshing a model config is theirs (and staff's)
     client = Client()
     client.force_login(user)
     return client

@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     """Verdicts, their history, waivers, re-checks and alerts leave validation for the profiles app (which
-    creates them in its migration 0011, on the same tables): state only, no table is touched, no row copied."""
+    creates them in its migration 0012, on the same tables): state only, no table is touched, no row copied."""
 
     dependencies = [
         ('validation', '0008_fk_indexes_covered'),

@@ -23,6 +23,7 @@ from packaging.version import Version
 
 from .catalog import Catalog, argspec_from_dict
 from .memo import LIMIT, number_of
+from .sentences import first_sentence, flatten, summarise
 from .types import ArgSpec, Finding, new_finding, parse_version
 
 RULE_UNKNOWN = "catalog-unknown-argument"
@@ -649,14 +650,42 @@ def value_set_problem(
 
 def _deprecated(spec: ArgSpec, fields: list[str], version: str, where: str | None = None) -> Finding:
     where = where or spec.long_flag
-    text = spec.deprecation or f"{where} is deprecated in vLLM {version}"
+    message, detail = deprecation_words(spec, where, version)
     return _finding(
         RULE_DEPRECATED,
         "warning",
-        text,
+        message,
         fields,
         solutions=(f"Stop using {where} before the release that removes it.",),
+        message_detail=detail,
     )
+
+
+# An item of an option list that vLLM's help marks deprecated: - "mori": ... (deprecated; use "x")
+_DEPRECATED_ITEM = re.compile(r'- ("[^"]+"):[^"]*?\(deprecated[;,:]?\s*([^)]*)\)')
+
+
+def deprecation_words(spec: ArgSpec, where: str, version: str) -> tuple[str, str | None]:
+    """(the deprecation's first full sentence, vLLM's whole text or None): the catalog's deprecation text
+    may be a piece of the argument's help cut at an abbreviation (``(e.g.``); the help completes it."""
+    text = spec.deprecation
+    if not text:
+        return f"{where} is deprecated in vLLM {version}", None
+    full = flatten(spec.help or "")
+    start = full.find(text[:60])
+    if start >= 0 and len(full) - start > len(text):
+        text = full[start:]
+    items = _DEPRECATED_ITEM.findall(text)
+    if items and not re.search(r"\bis deprecated\b|\[deprecated\]", text, re.IGNORECASE):
+        listed = ", ".join(f"{value} ({why})" if why else value for value, why in items)
+        return f"Some values of {where} are deprecated in vLLM {version}: {listed}.", full or text
+    if len(text) <= SHORT_TEXT and first_sentence(text) is not None:
+        return text, None  # a sentence or two: the message as vLLM wrote it
+    summary, whole = summarise(text)
+    return summary, (full if whole and start >= 0 else whole)
+
+
+SHORT_TEXT = 240  # characters of a deprecation text shown whole
 
 
 def _unknown(name: str, value: Any, index: CatalogIndex, history: Mapping[str, Catalog] | None) -> Finding:
@@ -670,6 +699,9 @@ def _unknown(name: str, value: Any, index: CatalogIndex, history: Mapping[str, C
             # e.g. --num-speculative-tokens (gone in 0.8.3) is now --speculative-config.num_speculative_tokens
             nested = f"{catalog.by_name[index.nested_fields[name][0][0]].long_flag}.{name}"
         return _removed(flag, name, value, removal, catalog, nested=nested)
+    known = _known_removal(name, catalog)
+    if known is not None:
+        return _removed(flag, name, value, known, catalog)
     message = f"unrecognized argument {flag} for vLLM {catalog.version}"
     solutions: list[str] = []
     fix = None
@@ -701,16 +733,38 @@ def _rename_fix(name: str, value: Any, spec: ArgSpec, option: str) -> dict[str, 
     return {"unset": [name], "set": {spec.name: value}}
 
 
+def _known_removal(name: str, catalog: Catalog) -> Removal | None:
+    """The upgrade path's record of an argument removed before ``catalog``'s release (``REPLACEMENTS``), for a
+    history that does not reach back to it."""
+    from .upgrade import REPLACEMENTS  # only a removed argument needs it
+
+    known = REPLACEMENTS.get(name)
+    if known is None or known.removed_in is None or _version(known.removed_in) > _version(catalog.version):
+        return None
+    return Removal(name, "", known.removed_in, ArgSpec(name, (_flag(name),)), None)
+
+
 def _removed(
     flag: str, name: str, value: Any, removal: Removal, catalog: Catalog, *, nested: str | None = None
 ) -> Finding:
+    """The release an argument went in and what replaces it: the upgrade path's ``REPLACEMENTS`` first
+    (with its rewrite of the value as the fix), else what the catalogs and vLLM's texts say."""
+    from .upgrade import REPLACEMENTS, replacement_fix
+
+    last = f" (last present in {removal.last_with})" if removal.last_with else ""
     message = (
-        f"{flag} was removed in vLLM {removal.removed_in} (last present in {removal.last_with}); "
+        f"{flag} was removed in vLLM {removal.removed_in}{last}; "
         f"vLLM {catalog.version} refuses it as an unrecognized argument"
     )
     solutions: list[str] = []
     fix: dict[str, Any] = {"unset": [name]}
-    if removal.replacement:
+    known = REPLACEMENTS.get(name)
+    if known is not None:
+        message += f"; what replaces it: {known.note}" + (f" (use {nested})" if nested else "")
+        fix = replacement_fix(name, value, catalog)
+        changes = ", ".join(catalog.by_name[k].long_flag for k in fix.get("set") or ())
+        solutions.append(f"Remove {flag}" + (f" and set {changes} instead" if changes else "") + ".")
+    elif removal.replacement:
         message += f"; use {removal.replacement} instead"
         solutions.append(f"Use {removal.replacement} instead.")
         target = catalog.by_flag.get(removal.replacement)
@@ -722,7 +776,10 @@ def _removed(
         solutions.append(f"Use {nested} instead.")
     if removal.spec.deprecation:
         solutions.append(f"vLLM {removal.last_with} said: {removal.spec.deprecation}")
-    solutions.append(f"Remove {flag}, or pin the profile to vLLM {removal.last_with}.")
+    if removal.last_with:
+        solutions.append(f"Remove {flag}, or pin the profile to vLLM {removal.last_with}.")
+    elif known is None:
+        solutions.append(f"Remove {flag}.")
     return _finding(RULE_REMOVED, "error", message, [name], solutions=tuple(solutions), fix=fix)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from . import memory
 from .catalog import Catalog
 from .checks import RULE_INVALID, catalog_index, check_catalog, startup_check
+from .missing import variable_fact
 from .rules import CompiledRuleSet
 from .startup_order import BEFORE
 from .types import SEVERITY_ORDER, Finding, Verdict, new_finding, new_verdict, parse_version
@@ -287,6 +288,8 @@ def _unverified(
                 docs=rule.docs,
                 waived=rule.id in waived_ids,
                 message_source=rule.message,
+                message_note=f"The value of `{value}`: give the variable's value.",
+                missing=(variable_fact(name, str(value)),),
             )
         )
     return new_verdict(verdict.vllm_version, verdict.ruleset, (*kept, *added))

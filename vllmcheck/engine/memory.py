@@ -128,12 +128,17 @@ QUANT_BYTES = {
 #   band        relative half-width of the uncertainty band on the non-weight terms, plus band_fixed bytes
 TERMS: dict[str, dict[str, float]] = {
     # Calibrated by `benchmarks/memory/score.py --calibrate` on the runs marked fit (the held-out half is
-    # scored, never fitted). The sampler term dominates on big GPUs: vLLM's dummy sampler run takes
-    # max_num_seqs (1024 on H100/H200) rows of the vocabulary in float32, with sorting copies.
+    # scored, never fitted). From vLLM's code, not fitted: the activation peak is the larger of the forward
+    # and the dummy sampler run (see _overheads), and the single-GPU non-torch increase, measured from the
+    # worker's first snapshot (after the CUDA context), holds only workspaces: searched in 0.1-0.35 GiB.
+    # Fitted: act_token, sampler (bytes per request per vocabulary entry: the logits, their float32 copy and
+    # the top-k/top-p sampler's tensors, FlashInfer's or PyTorch's), non_torch_tp (every parallel fit run is
+    # a TP/EP MoE, so it also carries the MoE's parallel workspace and over-counts dense TP).
+    # The sampler term dominates on big GPUs: max_num_seqs is 1024 on H100/H200 (256 below 70 GiB, A100).
     "v0": {  # the v0 engine (published logs up to 0.7): profile of max_model_len tokens unless chunked
-        "act_token": 1.0,  # nosec B105  # a memory term named act_token, not a secret
+        "act_token": 1.5,  # nosec B105  # a memory term named act_token, not a secret
         "act_fixed": 0.15 * GiB,
-        "sampler": 24.0,
+        "sampler": 28.0,
         "non_torch": 0.35 * GiB,
         "non_torch_tp": 0.45 * GiB,
         "graphs_fixed": 0.0,
@@ -142,11 +147,11 @@ TERMS: dict[str, dict[str, float]] = {
         "band_fixed": 0.35 * GiB,
     },
     "v1": {  # 0.8 - 0.19: v1 engine, CUDA graphs captured after the KV cache is sized (not subtracted)
-        "act_token": 3.8,  # nosec B105  # a memory term named act_token, not a secret
+        "act_token": 5.0,  # nosec B105  # a memory term named act_token, not a secret
         "act_fixed": 0.15 * GiB,
-        "sampler": 48.0,
-        "non_torch": 0.1 * GiB,
-        "non_torch_tp": 0.45 * GiB,
+        "sampler": 40.0,
+        "non_torch": 0.35 * GiB,
+        "non_torch_tp": 2.0 * GiB,
         "graphs_fixed": 0.0,
         "graphs_layer": 0.0,
         "band": 0.35,
@@ -154,11 +159,11 @@ TERMS: dict[str, dict[str, float]] = {
     },
     "v1-graphs": {  # >= 0.20: the v1 terms, and VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts the
         # CUDA graph estimate (vLLM logs 0.5-1 GiB for dense models; no published run here to fit it)
-        "act_token": 3.8,  # nosec B105  # a memory term named act_token, not a secret
+        "act_token": 5.0,  # nosec B105  # a memory term named act_token, not a secret
         "act_fixed": 0.15 * GiB,
-        "sampler": 48.0,
-        "non_torch": 0.1 * GiB,
-        "non_torch_tp": 0.45 * GiB,
+        "sampler": 40.0,
+        "non_torch": 0.35 * GiB,
+        "non_torch_tp": 2.0 * GiB,
         "graphs_fixed": 0.25 * GiB,
         "graphs_layer": 12 * MiB,
         "band": 0.35,
@@ -823,17 +828,22 @@ def _parallel(args: Mapping[str, Any]) -> tuple[int, int, int, bool]:
 
 
 def _overheads(
-    terms, counts, args, tp: int, pp: int, batched: int, max_num_seqs: int
+    terms, counts, args, parallel: tuple[int, int, int, bool], batched: int, max_num_seqs: int
 ) -> tuple[int, int, int]:
-    """(activation peak, non-torch memory, CUDA graphs) of the release's terms."""
+    """(activation peak, non-torch memory, CUDA graphs) of the release's terms. ``parallel``: (tp, pp, dp,
+    expert parallel); an expert-parallel MoE spans its data parallel ranks, whose all-to-all communicators
+    hold NCCL buffers like TP's."""
+    tp, pp, dp, ep = parallel
+    ep_ranks = dp if ep and counts["experts"] else 1
     h = counts["hidden"]
     inter = counts["intermediate"]
-    activation = int(
-        terms["act_token"] * batched * (h + 2 * inter / tp) * 2
-        + terms["sampler"] * min(max_num_seqs, batched) * counts["vocab"]
-        + terms["act_fixed"]
-    )
-    non_torch = int(terms["non_torch"] + (terms["non_torch_tp"] if tp * pp > 1 else 0))
+    # profile_run runs the model on max_num_batched_tokens, frees its intermediates, then the dummy sampler
+    # on one row per request (gpu_model_runner.py _dummy_run, then _dummy_sampler_run): the torch peak is
+    # the larger of the two, not their sum.
+    forward = terms["act_token"] * batched * (h + 2 * inter / tp) * 2
+    sampler = terms["sampler"] * min(max_num_seqs, batched) * counts["vocab"]
+    activation = int(max(forward, sampler) + terms["act_fixed"])
+    non_torch = int(terms["non_torch"] + (terms["non_torch_tp"] if tp * pp * ep_ranks > 1 else 0))
     eager = bool(args.get("enforce_eager"))
     cudagraph = (
         0 if eager else int(terms["graphs_fixed"] + terms["graphs_layer"] * math.ceil(counts["layers"] / pp))
@@ -895,7 +905,9 @@ def estimate(
         dtype=args.get("dtype"),
         block_size=_int_arg(args, "block_size", 0) or None,
     )
-    activation, non_torch, cudagraph = _overheads(terms, counts, args, tp, pp, batched, max_num_seqs)
+    activation, non_torch, cudagraph = _overheads(
+        terms, counts, args, (tp, pp, dp, ep), batched, max_num_seqs
+    )
     requested, available, band = _budget(
         kv_bytes_arg, total, util, weights, activation, non_torch, cudagraph, terms, notes
     )
@@ -904,8 +916,7 @@ def estimate(
     low = _kv_tokens(layout, available - band, max_num_seqs)
     high = _kv_tokens(layout, available + band, max_num_seqs)
     if layout.attention_free:
-        kv_tokens = low = high = 0
-        needed = 0
+        kv_tokens = low = high = needed = 0
     verdict, reason, message, estimated_max_len = _verdict(
         layout, version, gpu_name, weights, requested, available, band, needed, max_model_len, batched
     )

@@ -27,6 +27,7 @@ from typing import Any
 import cel
 
 from .cel_reads import LexError, read_set, tokens
+from .missing import PLACEHOLDER
 from .types import RuleCompileError
 
 FIELD = "message_template"
@@ -65,6 +66,12 @@ class Slot:
         values, thousands of characters of CEL) the inputs it reads, so a finding stays readable. The full
         expression stays in the rule's ``message_template``."""
         return _label(self.expr)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The document paths the slot's expression reads (``hardware.gpus_per_node``, ``model.config.x``):
+        what a finding names, in words (``missing``), when the slot cannot be filled."""
+        return _paths(self.expr)
 
     def value(self, context: cel.Context, variables: Mapping[str, Any] | None) -> Any:
         if self.path is None or variables is None:
@@ -111,10 +118,11 @@ class MessageTemplate:
     def render_partial(
         self, context: cel.Context, variables: Mapping[str, Any] | None = None
     ) -> tuple[str, tuple[RenderError, ...]]:
-        """The message with every slot that can be filled filled, and ``<unknown: EXPR>`` for the others.
+        """The message with every slot that can be filled filled, and ``missing.PLACEHOLDER`` for the others.
 
         vLLM would print a value there, but the profile does not say which (an unknown model fact, say):
-        the reader sees what is unknown rather than a raw ``{self.x}`` placeholder or an invented value.
+        the reader sees a gap rather than a raw ``{self.x}`` placeholder or an invented value; the finding
+        names the missing facts in words (``missing``).
         """
         text: list[str] = []
         failed: list[RenderError] = []
@@ -126,7 +134,7 @@ class MessageTemplate:
                 text.append(part.render(context, variables))
             except RenderError as exc:
                 failed.append(exc)
-                text.append(f"<unknown: {part.label}>")
+                text.append(PLACEHOLDER)
         return "".join(text), tuple(failed)
 
 
@@ -143,10 +151,7 @@ _READ_ROOTS = frozenset(
 
 
 @lru_cache(maxsize=1024)
-def _label(expr: str) -> str:
-    text = " ".join(expr.split())
-    if len(text) <= LABEL_CHARS:
-        return text
+def _paths(expr: str) -> tuple[str, ...]:
     reads = {root: keys for root, keys in read_set(expr, _READ_ROOTS).items() if root in _LABEL_ROOTS}
     paths: list[str] = []
     for root in sorted(reads):
@@ -156,6 +161,15 @@ def _label(expr: str) -> str:
             if keys == frozenset():
                 continue
         paths.extend([root] if keys is None else (f"{root}.{key}" for key in sorted(keys)))
+    return tuple(paths)
+
+
+@lru_cache(maxsize=1024)
+def _label(expr: str) -> str:
+    text = " ".join(expr.split())
+    if len(text) <= LABEL_CHARS:
+        return text
+    paths = _paths(expr)
     if not paths:
         return text[: LABEL_CHARS - 1] + "\u2026"
     shown = ", ".join(paths[:LABEL_INPUTS])

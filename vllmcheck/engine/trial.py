@@ -17,6 +17,8 @@ import cel
 
 from .catalog import Catalog
 from .messages import EVAL_ERRORS, compile_cel
+from .missing import absent, describe
+from .missing import note as missing_note
 from .rules import (
     DERIVED_REF,
     NAMESPACES,
@@ -135,7 +137,7 @@ def _derived_values(when: str, definitions: Mapping[str, str], context: cel.Cont
         try:
             values[name] = _plain(compile_cel(definitions[name]).execute(context))
         except KeyError as exc:
-            values[name] = f"<unknown: the profile does not give {exc.args[0] if exc.args else 'an input'}>"
+            values[name] = f"not known: the profile does not give {exc.args[0] if exc.args else 'an input'}"
         except (*EVAL_ERRORS, RuntimeError) as exc:
             values[name] = f"<error: {exc}>"
     return values
@@ -155,7 +157,5 @@ def _message(
     if compiled is None:
         return message.strip(), None
     text, failed = compiled.render_partial(context)
-    note = (
-        "could not fill in " + "; ".join(f"{e.slot.label} ({e.detail})" for e in failed) if failed else None
-    )
-    return text, note
+    paths = [p for e in failed for p in (absent(e.slot.paths, None) or e.slot.paths)]
+    return text, missing_note(describe(paths)) if failed else None

@@ -138,9 +138,14 @@ class Finding:
     # with it); ``message`` is that text with the profile's values filled in by the rule's message template.
     message_source: str | None = None
     # False when a slot of the rule's template could not be filled for this profile: ``message`` then reads
-    # ``<unknown: EXPR>`` there, and ``message_note`` says which values and why.
+    # "…" there, ``missing`` names the facts the profile does not give (in words, with the way to supply
+    # them: engine/missing.py) and ``message_note`` says how to supply them.
     message_rendered: bool = True
     message_note: str | None = None
+    # The facts the finding could not be decided or worded without: ({"fact", "words", "supply"}, ...).
+    missing: tuple[dict[str, str], ...] = ()
+    # The whole text when ``message`` is its first sentence (a long vLLM help or deprecation text).
+    message_detail: str | None = None
 
     @property
     def is_active(self) -> bool:
@@ -159,6 +164,7 @@ class Finding:
         data = {name: getattr(self, name) for name in _FINDING_FIELDS}
         data["fields"] = list(self.fields)
         data["solutions"] = list(self.solutions)
+        data["missing"] = [dict(m) for m in self.missing]
         if self.fix is not None:
             data["fix"] = copy.deepcopy(self.fix)
         if data["message_source"] is None:
@@ -171,6 +177,7 @@ class Finding:
         values = {k: v for k, v in data.items() if k in known}
         values["fields"] = tuple(values.get("fields") or ())
         values["solutions"] = tuple(values.get("solutions") or ())
+        values["missing"] = tuple(dict(m) for m in values.get("missing") or ())
         return cls(**values)
 
 

@@ -33,6 +33,7 @@ class Replacement:
     flags: tuple[str, ...]
     note: str
     rewrite: Callable[[Any, Mapping[str, Any]], dict[str, Any]] | None = None  # value, all args -> new args
+    removed_in: str | None = None  # the first release without it (checked against the catalogs by a test)
 
 
 def _speculative(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,36 +84,54 @@ def _no_log_requests(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
 
 REPLACEMENTS: dict[str, Replacement] = {
     # removed in 0.10.0; --reasoning-parser alone turns reasoning on since 0.9.0
-    "enable_reasoning": Replacement((), "--reasoning-parser alone enables reasoning", _drop),
+    "enable_reasoning": Replacement((), "--reasoning-parser alone enables reasoning", _drop, "0.10.0"),
     # removed in 0.8.3: the draft model and its settings are keys of --speculative-config
     "speculative_model": Replacement(
-        ("--speculative-config",), "--speculative-config '{\"model\": ...}'", _speculative
+        ("--speculative-config",), "--speculative-config '{\"model\": ...}'", _speculative, "0.8.3"
     ),
     "num_speculative_tokens": Replacement(
-        ("--speculative-config",), "--speculative-config '{\"num_speculative_tokens\": ...}'", _drop
+        ("--speculative-config",), "--speculative-config '{\"num_speculative_tokens\": ...}'", _drop, "0.8.3"
     ),
     # V0 engine only: removed in 0.10.1 / 0.11.0 / 0.10.0, nothing replaces them
-    "num_scheduler_steps": Replacement((), "none: multi-step scheduling went with the V0 engine", _drop),
-    "max_seq_len_to_capture": Replacement(
-        (), "none: CUDA graphs are captured up to --compilation-config max_cudagraph_capture_size", _drop
+    "num_scheduler_steps": Replacement(
+        (), "none: multi-step scheduling went with the V0 engine", _drop, "0.10.1"
     ),
-    "use_v2_block_manager": Replacement((), "none: the v2 block manager is the only one", _drop),
+    "max_seq_len_to_capture": Replacement(
+        (),
+        "none: CUDA graphs are captured up to --compilation-config max_cudagraph_capture_size",
+        _drop,
+        "0.11.0",
+    ),
+    "use_v2_block_manager": Replacement((), "none: the v2 block manager is the only one", _drop, "0.10.0"),
     # removed in 0.17.0
     "disable_log_requests": Replacement(
-        ("--no-enable-log-requests",), "--no-enable-log-requests", _no_log_requests
+        ("--no-enable-log-requests",), "--no-enable-log-requests", _no_log_requests, "0.17.0"
     ),
     # removed in 0.13.0
     "task": Replacement(
-        ("--runner", "--convert"), "--runner generate|pooling and --convert embed|...", _task
+        ("--runner", "--convert"), "--runner generate|pooling and --convert embed|...", _task, "0.13.0"
     ),
     # removed in 0.11.1: they are keys of the model's config, set with --hf-overrides
-    "rope_scaling": Replacement(("--hf-overrides",), "--hf-overrides '{\"rope_scaling\": ...}'", _rope),
-    "rope_theta": Replacement(("--hf-overrides",), "--hf-overrides '{\"rope_theta\": ...}'", _rope_theta),
+    "rope_scaling": Replacement(
+        ("--hf-overrides",), "--hf-overrides '{\"rope_scaling\": ...}'", _rope, "0.11.1"
+    ),
+    "rope_theta": Replacement(
+        ("--hf-overrides",), "--hf-overrides '{\"rope_theta\": ...}'", _rope_theta, "0.11.1"
+    ),
     # removed in 0.18.0
-    "swap_space": Replacement((), "none: CPU swap space went with the V0 engine", _drop),
+    "swap_space": Replacement((), "none: CPU swap space went with the V0 engine", _drop, "0.18.0"),
 }
 
 _REMOVED_IN = re.compile(r"(?:removed|dropped)\s+in\s+(?:vLLM\s+)?v?(\d+\.\d+(?:\.\d+)?)", re.I)
+
+
+def replacement_fix(name: str, value: Any, target: Catalog) -> dict[str, Any]:
+    """The mechanical fix of a removed argument on ``target``: ``{"unset": [name], "set": {...}}`` with what
+    REPLACEMENTS rewrites its value into (the arguments ``target`` knows); the unset alone otherwise."""
+    replacement = REPLACEMENTS.get(name)
+    new = replacement.rewrite(value, {name: value}) if replacement and replacement.rewrite else {}
+    new = {k: v for k, v in new.items() if k in target.by_name}
+    return {"unset": [name], "set": new} if new else {"unset": [name]}
 
 
 def removal_release(text: str | None) -> str | None:

@@ -19,6 +19,7 @@ from packaging.version import Version
 
 from ..cel_reads import read_set
 from ..messages import LazyProgram, MessageTemplate, compile_cel, compile_template
+from ..missing import PLACEHOLDER, absent, describe, note, template_in_words, words
 from ..types import KINDS, Finding, RuleCompileError, new_finding
 from .conditions import required_keys
 from .load import Versions, _check_derived, _specifier
@@ -194,17 +195,18 @@ class CompiledRule:
 
     def render(
         self, cel_context: cel.Context | None, variables: Mapping[str, Any] | None = None
-    ) -> tuple[str, str | None]:
-        """The message with the profile's values filled in, and a note naming the values it could not fill.
+    ) -> tuple[str, tuple[dict[str, str], ...] | None]:
+        """The message with the profile's values filled in, and the facts it could not be filled without
+        (None when it is filled in; ``missing.describe``'s items).
 
         A slot that cannot be evaluated for this profile (an unknown model fact, say) reads
-        ``<unknown: EXPR>``, never a raw ``{self.x}`` placeholder; the finding then says
-        ``message_rendered: false``.
+        ``missing.PLACEHOLDER``, never a raw ``{self.x}`` placeholder; the finding then says
+        ``message_rendered: false`` and names the facts in words.
         """
         if self.template is None:
             return self.message, None
         if cel_context is None:
-            return self.message, "the values were not filled in"
+            return template_in_words(self.message), ()
         if variables is not None and self.calls_extensions:
             # CEL's strings and lists extensions (join, substring, sort ...), as Kubernetes offers them to
             # messageExpression: registered only for the templates that call them
@@ -213,7 +215,10 @@ class CompiledRule:
         text, failed = self.template.render_partial(cel_context, variables)
         if not failed:
             return text, None
-        return text, "could not fill in " + "; ".join(f"{e.slot.label} ({e.detail})" for e in failed)
+        paths = [p for e in failed for p in (absent(e.slot.paths, variables) or e.slot.paths)]
+        if not re.search(r"[A-Za-z]{2}", text.replace(PLACEHOLDER, "")):
+            text = f"vLLM's check {self.id}"  # the whole message is a value vLLM computes
+        return text, describe(paths, variables)
 
     def finding(
         self,
@@ -222,7 +227,7 @@ class CompiledRule:
         cel_context: cel.Context | None = None,
         variables: Mapping[str, Any] | None = None,
     ) -> Finding:
-        message, note = self.render(cel_context, variables)
+        message, missing = self.render(cel_context, variables)
         return new_finding(
             rule=self.id,
             severity=self.severity,
@@ -236,8 +241,9 @@ class CompiledRule:
             waived=waived,
             fix=self.fix,
             message_source=self.message,
-            message_rendered=note is None,
-            message_note=note,
+            message_rendered=missing is None,
+            message_note=note(missing or ()),
+            missing=missing or (),
         )
 
     def unverifiable(
@@ -249,20 +255,40 @@ class CompiledRule:
         variables: Mapping[str, Any] | None = None,
     ) -> Finding:
         needed = next((n for n in self.needs if n.split(".")[-1] == missing), missing)
-        message, note = self.render(cel_context, variables)
+        message, unfilled = self.render(cel_context, variables)
+        first = _need_paths(needed, self.reads)
+        facts = describe([*first, *(f["fact"] for f in unfilled or ())], variables)
+        without = words(facts[:1]) if first else needed
         return new_finding(
             rule=self.id,
             severity="info",
             category=self.category,
-            message=f"could not verify: {message} (the profile does not give {needed})",
+            message=f"could not verify: {message} (without {without})",
             fields=self.fields,
             source=self.source,
             docs=self.docs,
             waived=waived,
             message_source=self.message,
-            message_rendered=note is None,
-            message_note=note,
+            message_rendered=unfilled is None,
+            message_note=note(facts),
+            missing=facts,
         )
+
+
+def _need_paths(needed: str, reads: Mapping[str, frozenset[str] | None]) -> list[str]:
+    """A rule's need (``model.config``, ``gpus_per_node``, a key it reads) as a document path, from what the
+    rule reads (not from the profile: the same finding whatever the engine pruned); none for a reason that is
+    not a fact (a value of the wrong type)."""
+    if " " in needed:
+        return []
+    if "." in needed or needed in ("model", "hardware", "env", "args"):
+        return [needed]
+    for root in ("hardware", "model", "model.config", "args", "effective", "env"):
+        if needed in (reads.get(root) or ()):
+            return [f"{'args' if root == 'effective' else root}.{needed}"]
+    return (
+        [f"model.{needed}"] if needed in ("config", "architecture", "files", "tokens") else [f"args.{needed}"]
+    )
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
     "validation_..."), its rows, indexes and constraints; nothing is copied."""
 
     dependencies = [
-        ('profiles', '0010_fk_indexes_covered'),
+        ('profiles', '0011_team_sso_groups'),
         ('validation', '0009_verdicts_waivers_rechecks_alerts_to_profiles'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         ('contenttypes', '0002_remove_content_type_name'),
