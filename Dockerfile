@@ -5,6 +5,7 @@ COPY pyproject.toml README.md ./
 COPY config config
 COPY profiles profiles
 COPY validation validation
+COPY fleet fleet
 COPY vllmcheck vllmcheck
 RUN pip install --no-cache-dir ./vllmcheck .
 COPY . .

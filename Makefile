@@ -29,7 +29,7 @@ lint: venv
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
-	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation sources accounts notifications vllmcheck
+	.venv/bin/bandit -q -c pyproject.toml -r config profiles hub validation fleet sources accounts notifications vllmcheck
 	.venv/bin/vulture  # dead code in the product's packages ([tool.vulture] in pyproject.toml)
 	$(PY) manage.py check
 

@@ -5,7 +5,8 @@ The library runs the authorization-code flow: the sign-in view sends the browser
 (with the client secret) to the token endpoint, verifies the id token's RS256 signature against the provider's
 JWKS and its ``nonce``, and reads the claims from the userinfo endpoint. What this module adds: SSO is off
 unless configured (``sso_configured``), users are found by e-mail or created, and their team memberships come
-from the groups claim through ``accounts.services.sso_sign_in`` (the business logic lives there).
+from the groups claim through ``accounts.sso_port`` (the business logic is the profiles app's
+``profiles.services.memberships.sso_sign_in``, registered there at start-up).
 The provider's URLs are settings, never user input (docs/security.md, "Single sign-on").
 """
 
@@ -19,7 +20,7 @@ from django.http import Http404
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from .services import sso_sign_in
+from .sso_port import sso_groups_apply
 
 _ENDPOINTS = (
     "OIDC_OP_AUTHORIZATION_ENDPOINT",
@@ -88,7 +89,7 @@ class SsoBackend(OIDCAuthenticationBackend):
     def update_user(self, user, claims):
         if not user.is_active:
             return user  # a deactivated account stays out: the callback refuses it
-        sso_sign_in(user=user, groups=_groups(claims))
+        sso_groups_apply(user=user, groups=_groups(claims))
         return user
 
 

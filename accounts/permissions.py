@@ -13,7 +13,6 @@ Checks are plain predicates (``can_...``) for templates and list filters, and ``
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.db import models
 
 from .errors import DomainError
@@ -53,11 +52,9 @@ def _has_role(user, team, roles) -> bool:
 
 
 def _member_role(user, team) -> str | None:
-    """The user's role in ``team``, or None (the membership model is the user's ``memberships`` relation;
-    accounts imports no app)."""
-    membership = get_user_model()._meta.get_field("memberships").related_model
-    roles = membership.objects.filter(user_id=user.pk, team_id=_team_id(team)).values_list("role", flat=True)
-    return roles.first()
+    """The user's role in ``team``, or None, read through the user's ``memberships`` relation (the profiles
+    app's memberships: accounts imports no app)."""
+    return user.memberships.filter(team_id=_team_id(team)).values_list("role", flat=True).first()
 
 
 def can_view_team(user, team) -> bool:
@@ -138,6 +135,22 @@ def editable_team_ids(user):
     if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
         return []
     return user.memberships.filter(role__in=EDITOR_ROLES).values("team_id")
+
+
+def audited_team_ids(user):
+    """Whose audit entries the user reads: None for staff (every entry), else a subquery of the ids of the
+    teams they administer (empty for anyone else)."""
+    if is_staff(user):
+        return None
+    if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
+        return []
+    return user.memberships.filter(role__in=ADMIN_ROLES).values("team_id")
+
+
+def can_view_audit(user) -> bool:
+    """The audit log's page: staff, and the admins of a team (who read their teams' entries)."""
+    teams = audited_team_ids(user)
+    return teams is None or (not isinstance(teams, list) and teams.exists())
 
 
 def require(allowed: bool, message: str, *, field: str | None = None) -> None:

@@ -39,9 +39,5 @@ def token_by_digest(digest: str, *, extra: tuple[str, ...] = ()) -> ApiToken | N
 def audit_events_visible_to(user) -> QuerySet[AuditEvent]:
     """Staff: every entry. A team admin: the entries of the teams they administer. Anyone else: none."""
     events = AuditEvent.objects.all()
-    if permissions.is_staff(user):
-        return events
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
-        return events.none()
-    admin_of = user.memberships.filter(role__in=permissions.ADMIN_ROLES).values("team_id")
-    return events.filter(team_id__in=admin_of)
+    teams = permissions.audited_team_ids(user)
+    return events if teams is None else events.filter(team_id__in=teams)

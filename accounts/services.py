@@ -6,7 +6,6 @@ import hashlib
 import secrets
 from datetime import datetime, timedelta
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -114,68 +113,3 @@ def token_authenticate(key: str, *, extra: tuple[str, ...] = ()) -> ApiToken | N
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
-
-
-# --- single sign-on --------------------------------------------------------------------------------------
-
-_ROLE_RANK = {permissions.Role.VIEWER: 0, permissions.Role.EDITOR: 1, permissions.Role.ADMIN: 2}
-
-
-def _membership_model():
-    """The team membership model, through the user's ``memberships`` relation (accounts imports no app)."""
-    return get_user_model()._meta.get_field("memberships").related_model
-
-
-def sso_roles(groups: list[str]) -> dict:
-    """The teams the groups map to, each with its role: the highest one any of the groups gives
-    (``Team.sso_groups``: {group: role})."""
-    team_model = _membership_model()._meta.get_field("team").related_model
-    wanted: dict = {}
-    for team in team_model.objects.filter(sso_groups__has_any_keys=list(groups)) if groups else ():
-        for group in groups:
-            role = team.sso_groups.get(group)
-            if role in _ROLE_RANK and (team not in wanted or _ROLE_RANK[role] > _ROLE_RANK[wanted[team]]):
-                wanted[team] = role
-    return wanted
-
-
-@transaction.atomic
-def sso_sign_in(*, user, groups: list[str]) -> None:
-    """At each SSO sign-in: the user's memberships given by SSO follow the teams' group mappings. A team a
-    group maps to makes the user its member with the mapped role; a membership SSO gave whose team no longer
-    maps any of the user's groups is removed. A membership set by hand (``via_sso`` false) is left alone."""
-    membership_model = _membership_model()
-    wanted = sso_roles(groups)
-    wanted_by_id = {team.pk: (team, role) for team, role in wanted.items()}
-    memberships = membership_model.objects.select_for_update(of=("self",)).filter(user=user)
-    for membership in memberships.select_related("team"):
-        team, role = wanted_by_id.pop(membership.team_id, (membership.team, None))
-        if not membership.via_sso or membership.role == role:
-            continue
-        before = {"user": user.get_username(), "role": membership.role, "via_sso": True}
-        if role is None:
-            pk = membership.pk
-            membership.delete()
-            _audit_membership(user, team, "membership.delete", pk, before, None, groups)
-        else:
-            membership.role = role
-            membership.save(update_fields=["role"])
-            after = {**before, "role": role}
-            _audit_membership(user, team, "membership.update", membership.pk, before, after, groups)
-    for team, role in wanted_by_id.values():
-        membership = membership_model.objects.create(team=team, user=user, role=role, via_sso=True)
-        after = {"user": user.get_username(), "role": role, "via_sso": True}
-        _audit_membership(user, team, "membership.create", membership.pk, None, after, groups)
-
-
-def _audit_membership(user, team, action: str, pk, before, after, groups: list[str]) -> None:
-    audit_record(
-        actor=user,
-        action=action,
-        object_type="membership",
-        object_id=pk,
-        object_repr=f"{user.get_username()} in {team.slug}",
-        team=team,
-        before=before,
-        after=None if after is None else {**after, "groups": sorted(groups)},
-    )

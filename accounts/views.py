@@ -89,11 +89,9 @@ def token_revoke(request, pk: int):
 @login_required
 def audit_list(request):
     """Staff read the whole audit log; a team's admins their team's entries."""
+    if not permissions.can_view_audit(request.user):
+        raise PermissionDenied("the audit log is for staff and team admins")
     events = selectors.audit_events_visible_to(request.user)
-    if not permissions.is_staff(request.user) and not events.exists():
-        is_admin = request.user.memberships.filter(role__in=permissions.ADMIN_ROLES).exists()
-        if not is_admin:
-            raise PermissionDenied("the audit log is for staff and team admins")
     form = AuditFilterForm(request.GET or None)
     if form.is_valid():
         data = form.cleaned_data

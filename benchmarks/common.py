@@ -44,8 +44,8 @@ def verdict_summary(verdict) -> dict:
 def verdict_row(profile, verdict, *, ruleset, release):
     """An unsaved stored verdict of ``profile``, as a re-check would have written it, with what it was checked
     against in ``row.check_row`` (for :func:`verdicts_bulk_create`)."""
-    from validation.models import Verdict, VerdictCheck
-    from validation.services.verdicts import findings_digest
+    from profiles.models import Verdict, VerdictCheck
+    from profiles.services.verdicts import findings_digest
 
     findings = [f.as_dict() for f in verdict.findings]
     row = Verdict(
@@ -64,7 +64,7 @@ def verdict_row(profile, verdict, *, ruleset, release):
 
 def verdicts_bulk_create(rows) -> None:
     """Insert :func:`verdict_row` rows and their narrow check rows."""
-    from validation.models import Verdict, VerdictCheck
+    from profiles.models import Verdict, VerdictCheck
 
     rows = list(rows)
     Verdict.objects.bulk_create(rows, batch_size=5000)

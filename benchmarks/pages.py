@@ -97,8 +97,8 @@ def _validated_variants():
     """Each of VARIANTS as an unsaved profile, with its verdict and the release it was checked on."""
     from profiles.models import Profile
     from profiles.services import parse_arguments
+    from profiles.services.verdicts import profile_check
     from validation.selectors import fleet_release, release_get, ruleset_current
-    from validation.services.verdicts import profile_check
 
     fleet, ruleset = fleet_release(), ruleset_current()
     variants = []
@@ -141,7 +141,7 @@ def _bulk_profiles(count: int, variants, teams, owners):
 
 def _bulk_verdicts(profiles, variants) -> None:
     """Each profile's stored verdict (its variant's) and the rule index the list's rule filter reads."""
-    from validation.models import VerdictRule
+    from profiles.models import VerdictRule
     from validation.selectors import ruleset_current
 
     ruleset = ruleset_current()

@@ -112,8 +112,8 @@ def load(profiles: int, distinct: int, seed: int = 7) -> None:
 def _clear() -> None:
     from django.contrib.auth import get_user_model
 
-    from profiles.models import Profile, Team, TeamMembership
-    from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange
+    from profiles.models import Alert, Profile, Recheck, Team, TeamMembership, Verdict, VerdictChange
+    from validation.models import RuleSet
 
     Alert.objects.all().delete()
     VerdictChange.objects.all().delete()
@@ -146,9 +146,9 @@ def _users_and_teams():
 
 def _distinct_verdicts(sets):
     """The verdict of each argument set on the fleet's release, and on 0.31.0 and 0.32.0 (pinned ones)."""
+    from profiles.services.verdicts import document_validate
     from validation.models import VllmRelease
     from validation.selectors import fleet_release, ruleset_current
-    from validation.services.verdicts import document_validate
     from vllmcheck.engine.lint import build_document
 
     fleet = fleet_release()
@@ -195,7 +195,7 @@ def _bulk_profiles(count, sets, verdicts, releases, owners, teams, rng):
 def _alerts_draft_and_recheck(staff, mine, *, total: int) -> None:
     """The staff user's alerts page (300 alerts, one page of 50 is shown), a draft holding EAGER_RULE, and a
     finished re-check of every profile."""
-    from validation.models import Alert, Recheck, VerdictChange
+    from profiles.models import Alert, Recheck, VerdictChange
     from validation.selectors import ruleset_current
     from validation.services import rulesets
 
@@ -221,7 +221,8 @@ def _alerts_draft_and_recheck(staff, mine, *, total: int) -> None:
 
 
 def pages() -> list[tuple[str, str]]:
-    from validation.models import Recheck, RuleSet
+    from profiles.models import Recheck
+    from validation.models import RuleSet
     from validation.selectors import fleet_release, ruleset_current
 
     current = ruleset_current()

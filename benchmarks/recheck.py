@@ -93,11 +93,11 @@ def load(count: int, distinct: int) -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
-    from profiles.models import Profile, ProfileRevision, Team, TeamMembership
+    from profiles.models import Profile, ProfileRevision, Team, TeamMembership, VerdictRule
     from profiles.services import parse_arguments
-    from validation.models import FleetSettings, VerdictRule
+    from profiles.services.verdicts import profile_check
+    from validation.models import FleetSettings
     from validation.selectors import release_get, ruleset_current
-    from validation.services.verdicts import profile_check
 
     User = get_user_model()
     with transaction.atomic():
@@ -196,7 +196,7 @@ class Workers:
 
 
 def wait_done(recheck_id: int, timeout: float = 600) -> None:
-    from validation.models import Recheck
+    from profiles.models import Recheck
 
     deadline = time.monotonic() + timeout
     while Recheck.objects.filter(pk=recheck_id).values_list("state", flat=True).first() != "done":
@@ -207,7 +207,7 @@ def wait_done(recheck_id: int, timeout: float = 600) -> None:
 
 def settle(timeout: float = 300) -> None:
     """Wait until the workers have mailed every alert (so the next scenario starts on idle workers)."""
-    from validation.models import Alert
+    from profiles.models import Alert
 
     deadline = time.monotonic() + timeout
     while Alert.objects.filter(state__in=["pending", "sending"]).exists():
@@ -234,7 +234,7 @@ def move_fleet(staff, version: str) -> int:
 
 
 def timed(start) -> tuple[float, dict]:
-    from validation.models import Alert, Recheck, VerdictChange
+    from profiles.models import Alert, Recheck, VerdictChange
 
     began = time.perf_counter()
     recheck_id = start()

@@ -18,8 +18,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from profiles.models import Profile
-from validation.models import Alert, Recheck, Verdict
+from profiles.models import Alert, Profile, Recheck, Verdict
 
 
 class DatabaseCollector:

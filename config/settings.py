@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "hub",
     "profiles",
     "validation",
+    "fleet",
     "sources",
     "accounts",
     "notifications",

@@ -7,14 +7,14 @@ from accounts.api import ApiTokenViewSet, AuditEventViewSet
 from accounts.views import LoginView
 from config import health
 from config.metrics import metrics_view
+from fleet.api.alerts import AlertPreferenceView, AlertViewSet
+from fleet.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
+from fleet.api.rulesets import RuleSetViewSet
+from fleet.api.views import ReleaseViewSet
 from hub.api import ModelConfigViewSet, NodeTypeViewSet
 from profiles.api.admission import AdmissionView
 from profiles.api.views import ProfileViewSet, TeamViewSet, ValidateView
 from sources.api.views import GitCredentialViewSet, GitSourceViewSet
-from validation.api.alerts import AlertPreferenceView, AlertViewSet
-from validation.api.fleet import FleetView, RecheckViewSet, ReleasePreviewView
-from validation.api.rulesets import RuleSetViewSet
-from validation.api.views import ReleaseViewSet
 
 router = DefaultRouter()
 router.register("profiles", ProfileViewSet, basename="profile")
@@ -50,6 +50,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("", include("accounts.urls")),
     path("", include("hub.urls")),
-    path("", include("validation.urls")),
+    path("", include("fleet.urls")),
     path("", include("profiles.urls")),
 ]

@@ -20,8 +20,7 @@ from django.utils import timezone
 
 from accounts import permissions
 from accounts.audit import audit_record
-from validation.models import Verdict
-from validation.services.rechecks import recheck_start
+from validation.recheck_port import recheck_request
 from vllmcheck import modelhub, modelhub_weights
 from vllmcheck.modelhub_weights import INDEX_NAME
 
@@ -222,8 +221,7 @@ def model_sources_refresh(model: str | None, args: Mapping[str, Any] | None) -> 
 
 def profiles_recheck(config: ModelConfig):
     """Re-check (on the worker) every profile whose model or draft model reads this config."""
-    users = Verdict.objects.filter(Q(profile__model_source=config) | Q(profile__draft_source=config))
-    return recheck_start(cause="manual", verdicts=users)
+    return recheck_request(cause="manual", where=Q(model_source=config) | Q(draft_source=config))
 
 
 def model_config_fetch_by(*, actor, repo: str, revision: str = "") -> ModelConfig:
@@ -346,8 +344,6 @@ def node_type_save(*, actor, node_type: NodeType, before: Mapping[str, Any] | No
         after=after,
     )
     if before is not None and dict(before) != after:
-        on_it = Q(profile__node_type=node_type) | Q(
-            profile__node_type__isnull=True, profile__team__default_node_type=node_type
-        )
-        recheck_start(cause="manual", verdicts=Verdict.objects.filter(on_it))
+        on_it = Q(node_type=node_type) | Q(node_type__isnull=True, team__default_node_type=node_type)
+        recheck_request(cause="manual", where=on_it)
     return node_type

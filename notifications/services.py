@@ -192,7 +192,7 @@ def _change_event(change) -> tuple[str, dict] | None:
 def collect(*, since=None) -> int:
     """Create the deliveries of recent verdict changes (newly invalid, fixed) and of waivers about to expire,
     for every enabled target whose filters let them through. Idempotent (unique per target and event)."""
-    from validation.models import VerdictChange, Waiver
+    from profiles.models import VerdictChange, Waiver
 
     now = timezone.now()
     since = since or now - timedelta(seconds=settings.NOTIFY_LOOKBACK_SECONDS)

@@ -13,10 +13,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from profiles.models import Profile, Team, TeamMembership
-from validation.models import Verdict, VllmRelease, Waiver
+from profiles.models import Profile, Team, TeamMembership, Verdict, Waiver
+from profiles.services.previews import preview
+from validation.models import VllmRelease
 from validation.selectors import fleet_release
-from validation.services.previews import preview
 
 from . import services
 from .models import Delivery, NotificationTarget, TeamSummary

@@ -10,10 +10,10 @@ import django_filters
 from django import forms
 from django.db.models import Q, QuerySet
 
-from validation.models import Verdict, VerdictRule, VllmRelease
+from validation.models import VllmRelease
 from validation.selectors import fleet_release
 
-from .models import Profile, Team
+from .models import Profile, Team, Verdict, VerdictRule
 
 FOLLOWS_FLEET = "fleet"
 

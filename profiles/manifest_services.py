@@ -17,13 +17,13 @@ from django.db import transaction
 
 from validation.errors import DomainError
 from validation.selectors import catalog_for
-from validation.services.verdicts import effective_release, profile_document
 from vllmcheck.engine import manifests
 from vllmcheck.engine import render as engine_render
 from vllmcheck.engine.types import ParseError, Verdict
 
 from . import services
 from .models import Profile, Team
+from .services.verdicts import effective_release, profile_document
 
 EXPORT_FORMATS = ("deployment", "stack-values")
 

@@ -8,12 +8,14 @@ from typing import Any
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import BaseExpression
+from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
 from accounts import permissions
-from validation.models import Verdict, VerdictChange
+from validation.errors import DomainError
 
-from .models import Profile, Team
+from .models import Alert, Profile, Recheck, Team, Verdict, VerdictChange, Waiver
 
 # What lists never show: the verdict's findings are most of a verdict row's bytes.
 LIST_DEFERRED = ("verdict__findings", "engine_args", "env", "hardware", "model_config", "description")
@@ -225,3 +227,105 @@ def team_profiles(team: Team) -> QuerySet[Profile]:
 def git_synced_profiles(*, team, source_id: int):
     """The profiles a Git source keeps in sync (not those whose file has left the repository)."""
     return Profile.objects.filter(team=team, source__type="git", source__git_source=source_id).order_by("pk")
+
+
+# ---- waivers
+
+
+def waived_rule_ids(profile) -> list[str]:
+    return waived_rule_ids_by_profile([profile.pk]).get(profile.pk, [])
+
+
+def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
+    """Active waivers for many profiles in one query (re-check batches); ``profile_ids`` may be a subquery
+    or an expression."""
+    result: dict[int, list[str]] = {}
+    ids = profile_ids if isinstance(profile_ids, (QuerySet, BaseExpression)) else list(profile_ids)
+    rows = Waiver.objects.filter(
+        profile_id__in=ids, granted_by__isnull=False, revoked_at__isnull=True, expires_at__gt=timezone.now()
+    ).values_list("profile_id", "rule_id")
+    for profile_id, rule_id in rows:
+        result.setdefault(profile_id, []).append(rule_id)
+    return result
+
+
+# ---- re-checks
+
+RECHECK_CHANGE_KINDS = {
+    "invalid": "Newly invalid",
+    "valid": "Newly valid",
+    "findings": "Findings changed",
+}
+
+
+def recheck_changes(recheck, kind: str) -> QuerySet:
+    """The profiles a re-check changed, one row (a VerdictChange) each, of one kind: ``invalid`` (became
+    invalid), ``valid`` (stopped being invalid) or ``findings`` (same side of valid/invalid, other errors or
+    warnings), oldest first so pages stay stable while the re-check runs."""
+    rows = VerdictChange.objects.filter(recheck=recheck).select_related("profile__team")
+    became_invalid = Q(to_state="invalid") & ~Q(from_state="invalid")
+    became_valid = Q(from_state="invalid") & ~Q(to_state="invalid")
+    if kind == "invalid":
+        rows = rows.filter(became_invalid)
+    elif kind == "valid":
+        rows = rows.filter(became_valid)
+    elif kind == "findings":
+        rows = rows.exclude(became_invalid | became_valid)
+    else:
+        known = ", ".join(RECHECK_CHANGE_KINDS)
+        raise DomainError(f"unknown kind of change {kind!r}: one of {known}", field="kind")
+    return rows.order_by("id")
+
+
+def recheck_change_counts(recheck) -> dict[str, int]:
+    return {kind: recheck_changes(recheck, kind).count() for kind in RECHECK_CHANGE_KINDS}
+
+
+# ---- re-check throughput, alerts, the rule editor's profiles
+
+
+def recheck_throughput(limit: int = 20) -> list[dict[str, Any]]:
+    """The last ``limit`` finished re-checks, oldest first: profiles checked, seconds taken (start to end)
+    and profiles per second, for the re-check chart."""
+    rows = (
+        Recheck.objects.filter(state=Recheck.State.DONE, started_at__isnull=False, finished_at__isnull=False)
+        .order_by("-finished_at")
+        .values("pk", "cause", "total", "started_at", "finished_at")[:limit]
+    )
+    found = []
+    for row in reversed(list(rows)):
+        seconds = max((row["finished_at"] - row["started_at"]).total_seconds(), 0.001)
+        found.append(
+            {
+                "id": row["pk"],
+                "cause": row["cause"],
+                "total": row["total"],
+                "seconds": round(seconds, 2),
+                "per_second": round(row["total"] / seconds, 1),
+            }
+        )
+    return found
+
+
+def alerts_per_week(user, weeks: int = 12) -> list[dict[str, Any]]:
+    """The user's alerts counted per week (Monday first) over the last ``weeks`` weeks, empty weeks included,
+    oldest first, for the alerts page's chart."""
+    today = timezone.localdate()
+    first = today - timedelta(days=today.weekday(), weeks=weeks - 1)
+    counted = {
+        row["week"].date() if hasattr(row["week"], "date") else row["week"]: row["n"]
+        for row in Alert.objects.filter(recipient=user, created_at__date__gte=first)
+        .annotate(week=TruncWeek("created_at"))
+        .values("week")
+        .annotate(n=Count("id"))
+    }
+    return [
+        {"week": first + timedelta(weeks=i), "count": counted.get(first + timedelta(weeks=i), 0)}
+        for i in range(weeks)
+    ]
+
+
+def profiles_to_try(limit: int = 500) -> list[tuple[int, str]]:
+    """Stored profiles as (id, "team/name") for the rule editor's "try it" (the first ``limit``, by name)."""
+    rows = Profile.objects.order_by("team__slug", "name").values_list("pk", "team__slug", "name")
+    return [(pk, f"{team}/{name}") for pk, team, name in rows[:limit]]

@@ -11,20 +11,19 @@ from typing import Any
 
 from django.db import transaction
 
-from validation.models import VerdictChange
-from validation.services.alerts import alerts_create_for_change
 from vllmcheck.engine.types import Verdict
 
-from .models import Profile, Team
-from .services import (
+from .models import Profile, Team, VerdictChange
+from .services.alerts import alerts_create_for_change
+from .services.profiles import (
     ProfileInput,
     _active_waivers,
     _apply_input,
     _model_sources_keep,
     _store,
-    profile_check,
     profile_snapshot,
 )
+from .services.verdicts import profile_check
 
 REMOVED = "git-removed"  # the source type of a profile whose file (or container) left the repository
 

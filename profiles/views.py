@@ -22,7 +22,7 @@ from packaging.version import Version
 from accounts import permissions
 from accounts.permissions import Role
 from validation.errors import DomainError
-from validation.models import Rule, Verdict, Waiver
+from validation.models import Rule
 from validation.selectors import (
     fleet_release,
     reference_pinned,
@@ -30,9 +30,7 @@ from validation.selectors import (
     releases_ordered,
     ruleset_current,
 )
-from validation.services import matrix as release_matrix
-from validation.services import waivers as waiver_services
-from validation.services.verdicts import profile_hardware, profile_memory
+from vllmcheck import edits
 from vllmcheck.engine.types import SEVERITIES
 
 from . import manifest_services, selectors, services, upgrade_services
@@ -47,7 +45,10 @@ from .forms import (
     TeamForm,
     WaiverForm,
 )
-from .models import Profile, Team
+from .models import Profile, Team, Verdict, Waiver
+from .services import matrix as release_matrix
+from .services import waivers as waiver_services
+from .services.verdicts import profile_hardware, profile_memory
 
 ARG_FIELDS = {"command", "config", "engine_args", "model", "env"}
 
@@ -226,7 +227,7 @@ def profile_detail(request, pk: int):
     history = [
         {
             "revision": rev,
-            "diff": services.snapshot_diff(older.data, rev.data) if older is not None else None,
+            "diff": edits.snapshot_diff(older.data, rev.data) if older is not None else None,
         }
         for rev, older in zip(revisions[:20], [*revisions[1:], None], strict=False)
     ]
@@ -578,7 +579,7 @@ def _conflict_context(pk: int, expected: int | None, exc) -> dict:
         "current": exc.current,
         "author": theirs.author if theirs else None,
         "at": theirs.created_at if theirs else None,
-        "diff": services.snapshot_diff(mine.data, theirs.data) if mine and theirs else [],
+        "diff": edits.snapshot_diff(mine.data, theirs.data) if mine and theirs else [],
         "command": services.profile_render(current, fmt="command"),
     }
 
@@ -665,7 +666,7 @@ def profile_split(request, pk: int):
             "kind": kind,
             "name": data.name,
             "args": data.engine_args,
-            "diff": services.mapping_diff(profile.engine_args, data.engine_args),
+            "diff": edits.mapping_diff(profile.engine_args, data.engine_args),
             **_verdict_context(verdicts[kind], data.engine_args),
         }
         for kind, data in plan.items()

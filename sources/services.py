@@ -23,11 +23,11 @@ from accounts.audit import audit_record
 from profiles.manifest_services import workload_input
 from profiles.models import Team
 from profiles.selectors import git_synced_profiles
-from profiles.services import ProfileInput, input_shape, user_can_edit
+from profiles.services import ProfileInput, input_shape
+from profiles.services.queue import enqueue
 from profiles.sync_services import profile_sync_remove, profile_sync_save
 from validation.errors import DomainError, UnknownRelease
 from validation.selectors import release_get
-from validation.services.queue import enqueue
 from vllmcheck.engine import intake, manifests
 from vllmcheck.engine import parse as engine_parse
 from vllmcheck.engine.types import ParseError
@@ -137,7 +137,7 @@ def git_source_create(
     credential: GitCredential | None = None,
     credentials_env: str = "",
 ) -> GitSource:
-    if not user_can_edit(actor, team):
+    if not permissions.can_edit_team(actor, team):
         raise DomainError(f"you may not add sources to team {team.slug!r}", code="permission")
     if kind not in ("serving", "collection"):
         raise DomainError("kind must be 'serving' or 'collection'", field="kind")
@@ -181,7 +181,7 @@ def _source_snapshot(source: GitSource) -> dict:
 def git_source_update(*, actor, source: GitSource, **changes) -> GitSource:
     """Change a source's URL, branch, paths, kind or credential; a source disabled for its URL or credential
     is enabled again once the change passes the checks."""
-    if not user_can_edit(actor, source.team):
+    if not permissions.can_edit_team(actor, source.team):
         raise DomainError(f"you may not change sources of team {source.team.slug!r}", code="permission")
     before = _source_snapshot(source)
     for name in ("url", "branch", "paths", "kind", "credential", "credentials_env"):
@@ -203,7 +203,7 @@ def git_source_update(*, actor, source: GitSource, **changes) -> GitSource:
 
 def git_source_delete(*, actor, source: GitSource) -> None:
     """Remove the source and its mirror; its profiles stay (they are the team's now, editable here)."""
-    if not user_can_edit(actor, source.team):
+    if not permissions.can_edit_team(actor, source.team):
         raise DomainError(f"you may not delete sources of team {source.team.slug!r}", code="permission")
     repo = _repo_dir(source)
     with transaction.atomic():

@@ -3,10 +3,9 @@ pipeline tests and the fault tests' template database both start from such a fle
 
 from __future__ import annotations
 
-from profiles.models import Profile, ProfileRevision
-from validation.models import Verdict, VerdictCheck
+from profiles.models import Profile, ProfileRevision, Verdict, VerdictCheck
+from profiles.services.verdicts import document_validate, findings_digest, profile_document
 from validation.selectors import fleet_release, ruleset_current
-from validation.services.verdicts import document_validate, findings_digest, profile_document
 
 
 def bulk_profiles(team, owners, count, *, eager_every=0, start=0):

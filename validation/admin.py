@@ -1,27 +1,12 @@
 """Read-only, or through the services: rule sets are edited on their pages and the API (which compile the CEL
 and touch ``updated_at`` so workers reload them), the fleet and releases change through their services
-(which re-check), and waivers are approved or revoked by the admin's actions, which call the waiver
-services (permission, second person, re-check, audit)."""
+(which re-check). Verdicts, waivers, re-checks and alerts are the profiles app's (profiles.admin)."""
 
-from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin
 
 from accounts.admin import ReadOnlyAdmin
 
-from .errors import DomainError
-from .models import (
-    Alert,
-    AlertPreference,
-    FleetSettings,
-    Recheck,
-    Rule,
-    RuleSet,
-    Verdict,
-    VerdictChange,
-    VllmRelease,
-    Waiver,
-)
-from .services import waivers as waiver_services
+from .models import FleetSettings, Rule, RuleSet, VllmRelease
 
 
 @admin.register(VllmRelease)
@@ -61,72 +46,3 @@ class RuleAdmin(ReadOnlyAdmin):
     list_display = ["rule_id", "ruleset", "category", "severity", "versions", "enabled"]
     list_filter = ["ruleset", "category", "severity"]
     search_fields = ["rule_id", "message"]
-
-
-@admin.register(Verdict)
-class VerdictAdmin(ReadOnlyAdmin):
-    list_display = ["profile", "state", "error_count", "warning_count", "ruleset", "release", "computed_at"]
-    list_filter = ["state"]
-    list_select_related = ["profile__team", "checked__ruleset", "checked__release"]
-
-
-@admin.register(VerdictChange)
-class VerdictChangeAdmin(ReadOnlyAdmin):
-    list_display = ["profile", "from_state", "to_state", "cause", "cause_detail", "created_at"]
-    list_filter = ["cause", "to_state"]
-    list_select_related = ["profile__team"]
-
-
-def _each_waiver(modeladmin, request, queryset, service, done: str):
-    for waiver in queryset.select_related("profile__team"):
-        try:
-            service(actor=request.user, waiver=waiver)
-        except DomainError as exc:
-            modeladmin.message_user(request, f"{waiver}: {exc.message}", messages.ERROR)
-        else:
-            modeladmin.message_user(request, f"{waiver}: {done}", messages.SUCCESS)
-
-
-@admin.action(description="Approve the selected waivers (a second person: not their requester)")
-def approve_waivers(modeladmin, request, queryset):
-    _each_waiver(
-        modeladmin, request, queryset, waiver_services.waiver_approve, "approved; profile re-checked"
-    )
-
-
-@admin.action(description="Revoke the selected waivers")
-def revoke_waivers(modeladmin, request, queryset):
-    _each_waiver(modeladmin, request, queryset, waiver_services.waiver_revoke, "revoked")
-
-
-@admin.register(Waiver)
-class WaiverAdmin(ReadOnlyAdmin):
-    list_display = ["profile", "rule_id", "requested_by", "granted_by", "expires_at", "revoked_at"]
-    list_select_related = ["profile__team", "requested_by", "granted_by"]
-    actions = [approve_waivers, revoke_waivers]
-
-    def has_change_permission(self, request, obj=None):
-        # The change list's actions need it; the change form stays read-only (every field is).
-        return request.user.is_active and request.user.is_staff
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def save_model(self, request, obj, form, change):
-        raise PermissionDenied("waivers change only through the approve and revoke actions")
-
-
-@admin.register(Recheck)
-class RecheckAdmin(ReadOnlyAdmin):
-    list_display = ["id", "cause", "cause_detail", "state", "total", "done", "newly_invalid", "created_at"]
-
-
-@admin.register(Alert)
-class AlertAdmin(ReadOnlyAdmin):
-    list_display = ["recipient", "profile", "state", "attempts", "created_at", "sent_at"]
-    list_filter = ["state"]
-
-
-@admin.register(AlertPreference)
-class AlertPreferenceAdmin(ReadOnlyAdmin):
-    list_display = ["user", "email_alerts"]

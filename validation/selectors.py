@@ -1,4 +1,4 @@
-"""Read-side queries of validation: releases and their catalogs, the fleet's release, rule sets, waivers.
+"""Read-side queries of validation: releases and their catalogs, the fleet's release, rule sets.
 
 Parsed catalogs and compiled rule sets are kept in this process's memory, keyed by the catalog's digest and
 the rule set's last change, so a change in the database is never served stale.
@@ -23,16 +23,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
-from django.db.models.expressions import BaseExpression
-from django.db.models.functions import TruncWeek
-from django.utils import timezone
+from django.db.models import Q, QuerySet
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from vllmcheck.engine import lint as engine_lint
@@ -44,26 +40,9 @@ from vllmcheck.engine.rules import CompiledRuleSet, compile_ruleset
 from vllmcheck.engine.store import engine_fingerprint
 
 from .errors import DomainError, UnknownRelease
-from .models import (
-    RULE_FIELDS,
-    Alert,
-    FleetSettings,
-    Recheck,
-    ReleaseCatalog,
-    RuleSet,
-    Verdict,
-    VerdictChange,
-    VllmRelease,
-    Waiver,
-)
+from .models import RULE_FIELDS, FleetSettings, ReleaseCatalog, RuleSet, VllmRelease
 
 _cache_lock = threading.Lock()
-
-
-def profile_model():
-    """The profiles app's Profile, resolved as Verdict's foreign key ("profiles.Profile") resolves it:
-    validation sits below the profiles app and imports none of its modules."""
-    return Verdict._meta.get_field("profile").related_model
 
 
 # ---- releases and catalogs
@@ -434,58 +413,6 @@ def _store_set(key: str, value: Any) -> bool:
     return True
 
 
-# ---- waivers
-
-
-def waived_rule_ids(profile) -> list[str]:
-    return waived_rule_ids_by_profile([profile.pk]).get(profile.pk, [])
-
-
-def waived_rule_ids_by_profile(profile_ids) -> dict[int, list[str]]:
-    """Active waivers for many profiles in one query (re-check batches); ``profile_ids`` may be a subquery
-    or an expression."""
-    result: dict[int, list[str]] = {}
-    ids = profile_ids if isinstance(profile_ids, (QuerySet, BaseExpression)) else list(profile_ids)
-    rows = Waiver.objects.filter(
-        profile_id__in=ids, granted_by__isnull=False, revoked_at__isnull=True, expires_at__gt=timezone.now()
-    ).values_list("profile_id", "rule_id")
-    for profile_id, rule_id in rows:
-        result.setdefault(profile_id, []).append(rule_id)
-    return result
-
-
-# ---- re-checks
-
-RECHECK_CHANGE_KINDS = {
-    "invalid": "Newly invalid",
-    "valid": "Newly valid",
-    "findings": "Findings changed",
-}
-
-
-def recheck_changes(recheck, kind: str) -> QuerySet:
-    """The profiles a re-check changed, one row (a VerdictChange) each, of one kind: ``invalid`` (became
-    invalid), ``valid`` (stopped being invalid) or ``findings`` (same side of valid/invalid, other errors or
-    warnings), oldest first so pages stay stable while the re-check runs."""
-    rows = VerdictChange.objects.filter(recheck=recheck).select_related("profile__team")
-    became_invalid = Q(to_state="invalid") & ~Q(from_state="invalid")
-    became_valid = Q(from_state="invalid") & ~Q(to_state="invalid")
-    if kind == "invalid":
-        rows = rows.filter(became_invalid)
-    elif kind == "valid":
-        rows = rows.filter(became_valid)
-    elif kind == "findings":
-        rows = rows.exclude(became_invalid | became_valid)
-    else:
-        known = ", ".join(RECHECK_CHANGE_KINDS)
-        raise DomainError(f"unknown kind of change {kind!r}: one of {known}", field="kind")
-    return rows.order_by("id")
-
-
-def recheck_change_counts(recheck) -> dict[str, int]:
-    return {kind: recheck_changes(recheck, kind).count() for kind in RECHECK_CHANGE_KINDS}
-
-
 # ---- rules
 
 
@@ -580,50 +507,3 @@ def _covers(versions: str, release: str) -> bool:
 
 def ruleset_tags(ruleset: RuleSet) -> list[str]:
     return sorted({t for tags in ruleset.rules.values_list("tags", flat=True) for t in tags or ()})
-
-
-def recheck_throughput(limit: int = 20) -> list[dict[str, Any]]:
-    """The last ``limit`` finished re-checks, oldest first: profiles checked, seconds taken (start to end)
-    and profiles per second, for the re-check chart."""
-    rows = (
-        Recheck.objects.filter(state=Recheck.State.DONE, started_at__isnull=False, finished_at__isnull=False)
-        .order_by("-finished_at")
-        .values("pk", "cause", "total", "started_at", "finished_at")[:limit]
-    )
-    found = []
-    for row in reversed(list(rows)):
-        seconds = max((row["finished_at"] - row["started_at"]).total_seconds(), 0.001)
-        found.append(
-            {
-                "id": row["pk"],
-                "cause": row["cause"],
-                "total": row["total"],
-                "seconds": round(seconds, 2),
-                "per_second": round(row["total"] / seconds, 1),
-            }
-        )
-    return found
-
-
-def alerts_per_week(user, weeks: int = 12) -> list[dict[str, Any]]:
-    """The user's alerts counted per week (Monday first) over the last ``weeks`` weeks, empty weeks included,
-    oldest first, for the alerts page's chart."""
-    today = timezone.localdate()
-    first = today - timedelta(days=today.weekday(), weeks=weeks - 1)
-    counted = {
-        row["week"].date() if hasattr(row["week"], "date") else row["week"]: row["n"]
-        for row in Alert.objects.filter(recipient=user, created_at__date__gte=first)
-        .annotate(week=TruncWeek("created_at"))
-        .values("week")
-        .annotate(n=Count("id"))
-    }
-    return [
-        {"week": first + timedelta(weeks=i), "count": counted.get(first + timedelta(weeks=i), 0)}
-        for i in range(weeks)
-    ]
-
-
-def profiles_to_try(limit: int = 500) -> list[tuple[int, str]]:
-    """Stored profiles as (id, "team/name") for the rule editor's "try it" (the first ``limit``, by name)."""
-    rows = profile_model().objects.order_by("team__slug", "name").values_list("pk", "team__slug", "name")
-    return [(pk, f"{team}/{name}") for pk, team, name in rows[:limit]]

@@ -10,7 +10,8 @@ from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from profiles.models import Profile, Team, TeamMembership
 from validation.api.http import StrictFields
-from validation.models import VerdictChange
+
+from ..models import VerdictChange
 
 
 class FindingSerializer(serializers.Serializer):

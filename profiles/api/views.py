@@ -23,10 +23,10 @@ from validation.api.http import (
     if_match_given,
     if_match_precondition,
 )
-from validation.models import VerdictChange, Waiver
 from validation.selectors import fleet_release, reference_stamp_columns
-from validation.services import waivers as waiver_services
 
+from ..models import VerdictChange, Waiver
+from ..services import waivers as waiver_services
 from .serializers import (
     FindingsDocumentSerializer,
     FixPreviewSerializer,

@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from accounts.models import AuditEvent
 from hub.models import NodeType
+from profiles.models import Recheck, Waiver
 from profiles.services import ProfileInput, profile_create
-from validation.models import Recheck, Waiver
-from validation.services.waivers import waiver_request
+from profiles.services.waivers import waiver_request
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,7 @@ def product_models():
 
 def test_every_product_model_is_registered_and_read_only(admin_client):
     models = product_models()
-    assert ("validation", "rule") in models and ("validation", "waiver") in models
+    assert ("validation", "rule") in models and ("profiles", "waiver") in models
     writable = []
     for app, name in models:
         if f"{app}.{name}" in WRITES_THROUGH_SERVICES:
@@ -85,14 +85,14 @@ def waiver(user, team, staff):
 
 
 def test_waiver_admin_approves_through_the_service_with_a_second_person(staff, waiver):
-    changelist = reverse("admin:validation_waiver_changelist")
+    changelist = reverse("admin:profiles_waiver_changelist")
     requester = Client()
     staff.is_superuser = True
     staff.save()
     requester.force_login(staff)
     requester.post(changelist, {"action": "approve_waivers", "_selected_action": [waiver.pk]})
     assert Waiver.objects.get(pk=waiver.pk).pending  # its requester cannot approve it, even in the admin
-    change = requester.post(reverse("admin:validation_waiver_change", args=[waiver.pk]), {"reason": "edited"})
+    change = requester.post(reverse("admin:profiles_waiver_change", args=[waiver.pk]), {"reason": "edited"})
     assert change.status_code == 403 and Waiver.objects.get(pk=waiver.pk).reason == "r"
 
     other = get_user_model().objects.create_superuser("root2", "root2@example.com", "pw")

@@ -21,9 +21,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from profiles.models import TeamMembership
+from profiles.models import Alert, TeamMembership, VerdictChange
 from profiles.services import ProfileInput, profile_create, team_add_member, team_create
-from validation.models import Alert, VerdictChange
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +77,7 @@ def world(db):
             profile=profile, from_state="valid", to_state="invalid", cause="manual", cause_detail=profile.name
         )
         Alert.objects.create(recipient=recipient, profile=profile, change=change)
-    from validation.services.waivers import waiver_request
+    from profiles.services.waivers import waiver_request
 
     waiver = waiver_request(
         actor=users["editor"],

@@ -18,16 +18,16 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 
-from profiles.models import TeamMembership
+from profiles.models import TeamMembership, Waiver
 from profiles.services import ProfileInput, profile_create, team_add_member
+from profiles.services.waivers import waiver_request
 from tests.api.test_conditional import _http
 from tests.conftest import SEED_COMMAND
 from tests.examples import EAGER_RULE
-from validation.models import Rule, Waiver
+from validation.models import Rule
 from validation.selectors import fleet_release, release_get
 from validation.services.fleet import fleet_set_release
 from validation.services.rulesets import rule_save, ruleset_draft_create
-from validation.services.waivers import waiver_request
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -16,13 +16,12 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from profiles.services import ProfileInput, profile_create, team_create
+from profiles.services import ProfileInput, alerts, profile_create, team_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.conftest import SEED_COMMAND
 from tests.examples import EAGER_RULE
 from validation.selectors import release_get
-from validation.services import alerts
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOAD = '<script>alert("pwned")</script>'

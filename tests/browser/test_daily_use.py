@@ -11,11 +11,11 @@ import pytest
 from playwright.sync_api import expect
 
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline, recheck_start
 from tests.browser.conftest import SCREENSHOTS
 from validation.selectors import release_get
 from validation.services import rulesets
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline, recheck_start
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,14 +6,13 @@ import pytest
 from django.apps import apps
 from playwright.sync_api import expect
 
-from profiles.models import Profile
+from profiles.models import Profile, Recheck
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.browser.conftest import htmx_settled
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
-from validation.models import Recheck
 from validation.selectors import release_get
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

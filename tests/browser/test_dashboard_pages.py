@@ -12,12 +12,12 @@ from playwright.sync_api import expect
 
 from profiles.models import TeamMembership
 from profiles.services import ProfileInput, profile_create
+from profiles.services import matrix as matrix_service
+from profiles.tasks import fleet_matrix_task
 from tests.browser.conftest import htmx_settled
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from validation.models import FleetSettings, VllmRelease
-from validation.services import matrix as matrix_service
 from validation.services import rulesets
-from validation.tasks import fleet_matrix_task
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -199,7 +199,7 @@ def test_profiles_by_state_over_time_chart(user_page, user, team, screenshot):
 
     from django.utils import timezone
 
-    from validation.models import VerdictChange
+    from profiles.models import VerdictChange
 
     states = ("valid", "warning", "invalid")
     now = timezone.now()

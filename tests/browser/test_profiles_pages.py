@@ -121,9 +121,9 @@ def test_split_a_mixed_profile(user_page, user, team, screenshot):
 
 
 def test_profile_turns_invalid_when_the_fleet_moves_then_gets_fixed(user_page, user, staff, team, screenshot):
+    from profiles.services.rechecks import recheck_run_inline
     from validation.selectors import release_get
     from validation.services.fleet import fleet_set_release
-    from validation.services.rechecks import recheck_run_inline
 
     page = user_page
     fleet_set_release(release=release_get("0.32.0"), actor=staff)

@@ -7,12 +7,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from profiles.models import Recheck
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.browser.conftest import SCREENSHOTS
-from validation.models import Recheck, RuleSet
+from validation.models import RuleSet
 from validation.selectors import release_get
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

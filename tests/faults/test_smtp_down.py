@@ -11,7 +11,7 @@ from .conftest import assert_each_profile_checked_once_and_alerted_once
 
 pytestmark = pytest.mark.faults
 
-MAX_ATTEMPTS = 5  # validation.services.alerts.MAX_ATTEMPTS
+MAX_ATTEMPTS = 5  # profiles.services.alerts.MAX_ATTEMPTS
 
 
 def test_smtp_down_while_alerts_are_due(stack):

@@ -14,9 +14,8 @@ from django.db import connection
 from django.urls import reverse
 
 from hub.models import ModelConfig, NodeType
-from profiles.models import Profile
-from validation.models import Recheck, Verdict
-from validation.services.rechecks import recheck_run_inline, recheck_start
+from profiles.models import Profile, Recheck, Verdict
+from profiles.services.rechecks import recheck_run_inline, recheck_start
 
 from .hfstub import QWEN25_05B, QWEN25_7B, cache_add
 
@@ -164,7 +163,7 @@ def test_draft_model_config_is_resolved_and_its_absence_reported(api, team, hf_c
     assert findings(ok.json(), "model-config-unavailable") == []
     profile = Profile.objects.get(name="draft")
     assert profile.draft_source.config["num_attention_heads"] == 14
-    from validation.services.verdicts import profile_document
+    from profiles.services.verdicts import profile_document
 
     doc = profile_document(profile)
     assert doc["model"]["draft"]["architecture"] == "Qwen2ForCausalLM"

@@ -7,8 +7,8 @@ import pytest
 
 from notifications import services
 from notifications.models import Delivery
+from profiles.models import VerdictChange
 from tests.bulk import bulk_profiles
-from validation.models import VerdictChange
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,8 @@ from django.utils import timezone
 
 from notifications import services, summary
 from notifications.models import Delivery
-from profiles.models import TeamMembership
+from profiles.models import TeamMembership, Waiver
 from tests.bulk import bulk_profiles
-from validation.models import Waiver
 
 pytestmark = pytest.mark.django_db
 

@@ -3,9 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from profiles.models import Profile, ProfileRevision
+from profiles.models import Profile, ProfileRevision, Verdict, VerdictChange
 from tests.conftest import MRV2_MESSAGE, SEED_COMMAND, SEED_MESSAGE_031
-from validation.models import Verdict, VerdictChange
 
 pytestmark = pytest.mark.django_db
 

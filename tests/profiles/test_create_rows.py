@@ -8,10 +8,18 @@ from django.db import connection
 
 from accounts.models import AuditEvent
 from hub.models import NodeType
-from profiles.models import Profile, ProfileRevision, Team, TeamMembership
+from profiles.models import (
+    Profile,
+    ProfileRevision,
+    Team,
+    TeamMembership,
+    Verdict,
+    VerdictChange,
+    VerdictCheck,
+    VerdictRule,
+)
 from profiles.services import team_add_member, team_create
 from tests.conftest import SEED_COMMAND
-from validation.models import Verdict, VerdictChange, VerdictCheck, VerdictRule
 from vllmcheck.engine.types import Finding
 
 # JSON values that PostgreSQL's jsonb stores differently from how Python wrote them: its own key order,

@@ -9,10 +9,10 @@ from django.urls import reverse
 
 from profiles.models import Profile
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.conftest import SEED_COMMAND
 from validation.selectors import release_get
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline
 
 pytestmark = pytest.mark.django_db
 

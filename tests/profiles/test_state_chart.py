@@ -10,10 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from profiles.models import Profile
+from profiles.models import Profile, VerdictChange
 from profiles.services import ProfileInput, profile_create, team_create
 from tests.conftest import SEED_COMMAND
-from validation.models import VerdictChange
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from profiles.models import Profile
+from profiles.models import Profile, Waiver
 from profiles.services import ProfileInput, profile_create, profile_update
 from tests.conftest import SEED_COMMAND
-from validation.models import Waiver
 
 pytestmark = pytest.mark.django_db
 
@@ -339,9 +338,9 @@ def test_form_pages_query_count(client_user, mixed, django_assert_max_num_querie
 @pytest.fixture
 def turned_invalid(user, staff, team):
     """A mixed profile following the fleet on 0.32.0, then the fleet moves back to 0.31.0 (which refuses it)."""
+    from profiles.services.rechecks import recheck_run_inline
     from validation.selectors import release_get
     from validation.services.fleet import fleet_set_release
-    from validation.services.rechecks import recheck_run_inline
 
     fleet_set_release(release=release_get("0.32.0"), actor=staff)
     profile = make(user, team, name="teacher", command=SEED_COMMAND, kind="collection", version="")
@@ -363,16 +362,6 @@ def test_profile_turned_invalid_shows_fix_and_applies_it(client_user, turned_inv
     turned_invalid.refresh_from_db()
     assert "speculative_config" not in turned_invalid.engine_args and turned_invalid.revision == 2
     assert turned_invalid.verdict.state != "invalid"
-
-
-def test_apply_fix_handles_dotted_keys():
-    from profiles.services import engine_args_apply_fix
-
-    args = {"profiler_config": {"profiler": "torch", "dir": "/tmp"}, "enforce_eager": True}
-    fixed = engine_args_apply_fix(args, {"unset": ["profiler_config.profiler"], "set": {"a.b": 1}})
-    assert fixed == {"profiler_config": {"dir": "/tmp"}, "enforce_eager": True, "a": {"b": 1}}
-    assert engine_args_apply_fix({"x": {"y": 1}}, {"unset": ["x.y"]}) == {}
-    assert args["profiler_config"]["profiler"] == "torch"  # the input is not changed
 
 
 def test_a_lone_word_is_refused_as_a_command_with_an_explanation(client_user, team):

@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
+from fleet.release_watch import release_watch_run
 from tests.release_index import LocalIndex, build_wheel
 from validation.models import VllmRelease
-from validation.services.release_watch import release_watch_run
 from vllmcheck.catalog_builder import fetch_wheel, source
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 
+from fleet import release_watch
+from fleet.release_watch import release_watch_run
 from tests.release_index import LocalIndex, build_wheel, self_signed
 from validation.errors import DomainError
 from validation.models import VllmRelease
-from validation.services import release_watch
-from validation.services.release_watch import release_watch_run
 
 VERSION = "0.35.0"
 

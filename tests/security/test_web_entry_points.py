@@ -8,12 +8,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from hub.models import ModelConfig
-from profiles.services import ProfileInput, profile_create
+from profiles.services import ProfileInput, alerts, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.conftest import SEED_COMMAND
 from validation.selectors import release_get
-from validation.services import alerts
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline
 
 pytestmark = pytest.mark.django_db
 ELSEWHERE = (

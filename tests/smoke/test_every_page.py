@@ -9,8 +9,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.services import token_create
+from profiles.models import Recheck
 from tests.conftest import SEED_COMMAND
-from validation.models import Recheck, RuleSet
+from validation.models import RuleSet
 
 pytestmark = pytest.mark.django_db
 
@@ -86,7 +87,7 @@ def test_every_page_renders_and_the_api_works(staff, team):
     # A worker's run of the fleet's re-check (fan-out and batches, as `make run`'s worker runs them): the
     # profile that follows the fleet is refused on 0.31.0, in vLLM's words.
     from profiles.models import Profile
-    from validation.services.rechecks import recheck_run_inline
+    from profiles.services.rechecks import recheck_run_inline
 
     fleet_move = Recheck.objects.order_by("-pk").first()
     recheck_run_inline(fleet_move.pk)

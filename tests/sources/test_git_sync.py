@@ -7,11 +7,10 @@ import subprocess
 import pytest
 from django.core import mail
 
-from profiles.models import Profile
+from profiles.models import Alert, Profile, VerdictChange
+from profiles.services.alerts import alerts_send_digest
 from sources.models import GitSource
 from sources.services import git_source_sync
-from validation.models import Alert, VerdictChange
-from validation.services.alerts import alerts_send_digest
 
 TEACHER = """\
 apiVersion: apps/v1

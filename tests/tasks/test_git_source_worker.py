@@ -7,10 +7,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from profiles.models import Profile
+from profiles.models import Profile, VerdictChange
 from tests.processes import wait_for
 from tests.sources.test_git_sync import TEACHER, commit, git
-from validation.models import VerdictChange
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -6,13 +6,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from profiles.models import TeamMembership
+from profiles.models import Alert, Recheck, TeamMembership, Verdict, VerdictChange, VerdictCheck
 from profiles.services import team_add_member
 from tests.bulk import bulk_profiles
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.examples import EAGER_RULE
 from tests.processes import wait_for
-from validation.models import Alert, Recheck, RuleSet, Verdict, VerdictChange, VerdictCheck
+from validation.models import RuleSet
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -88,7 +88,9 @@ def test_staff_create_teams_and_become_admin(staff_api, api, staff):
     assert response.status_code == 201, response.json()
     membership = TeamMembership.objects.get(team__slug="research")
     assert membership.user == staff and membership.role == "admin"
-    assert response.json()["members"] == [{"username": "sam", "role": "admin", "watch": True}]
+    assert response.json()["members"] == [
+        {"username": "sam", "role": "admin", "watch": True, "via_sso": False}
+    ]
     assert api.post("/api/v1/teams/", {"slug": "mine", "name": "Mine"}, format="json").status_code == 403
     assert not Team.objects.filter(slug="mine").exists()
 

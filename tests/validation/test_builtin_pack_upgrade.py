@@ -6,11 +6,12 @@ from pathlib import Path
 import yaml
 from django.core.management import call_command
 
+from profiles.models import Recheck, Verdict
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.examples import EAGER_RULE
-from validation.models import Recheck, RuleSet, Verdict
+from validation.models import RuleSet
 from validation.services import rulesets
-from validation.services.rechecks import recheck_run_inline
 
 SEED_RECORD = Path(__file__).resolve().parents[1] / "fixtures" / "error-record-seed.json"
 

@@ -5,12 +5,13 @@ import re
 
 import pytest
 
+from profiles.models import Recheck
+from profiles.selectors import recheck_change_counts
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.conftest import SEED_COMMAND
-from validation.models import Recheck
-from validation.selectors import recheck_change_counts, release_get
+from validation.selectors import release_get
 from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import recheck_run_inline
 
 pytestmark = pytest.mark.django_db
 

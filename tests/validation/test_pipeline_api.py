@@ -8,12 +8,12 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from profiles.models import TeamMembership
+from profiles.models import Recheck, TeamMembership, Verdict
 from profiles.services import team_add_member
+from profiles.services.rechecks import recheck_run_inline
 from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
 from tests.examples import EAGER_RULE
-from validation.models import Recheck, RuleSet, Verdict
-from validation.services.rechecks import recheck_run_inline
+from validation.models import RuleSet
 
 pytestmark = pytest.mark.django_db
 SEED_RECORD = Path(__file__).resolve().parents[1] / "fixtures" / "error-record-seed.json"

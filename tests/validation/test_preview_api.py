@@ -11,9 +11,9 @@ import pytest
 import redis
 from django.conf import settings as django_settings
 
+from profiles import tasks
 from tests.examples import EAGER_RULE
 from tests.validation.test_pipeline_api import create_profile
-from validation import tasks
 
 pytestmark = pytest.mark.django_db
 

@@ -9,20 +9,19 @@ import pytest
 from aiosmtpd.controller import Controller
 from django.utils import timezone
 
-from profiles.models import Profile, TeamMembership
-from profiles.services import ProfileInput, profile_create, team_add_member
-from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
-from validation.models import Alert, Recheck, Verdict, VerdictChange, Waiver
-from validation.selectors import release_get
-from validation.services import alerts, rulesets
-from validation.services.fleet import fleet_set_release
-from validation.services.rechecks import (
+from profiles.models import Alert, Profile, Recheck, TeamMembership, Verdict, VerdictChange, Waiver
+from profiles.services import ProfileInput, alerts, profile_create, team_add_member
+from profiles.services.rechecks import (
     lagging_verdicts,
     recheck_batch,
     recheck_run_inline,
     recheck_start,
     sweep,
 )
+from tests.conftest import SEED_COMMAND, SEED_MESSAGE_031
+from validation.selectors import release_get
+from validation.services import rulesets
+from validation.services.fleet import fleet_set_release
 
 pytestmark = pytest.mark.django_db
 
@@ -294,7 +293,7 @@ def test_lagging_verdicts_are_found_by_the_sweep(user, staff, team, fleet_032):
 def test_a_verdict_stored_without_what_it_was_checked_against_is_rechecked_by_the_sweep(
     user, staff, team, fleet_032
 ):
-    from validation.models import VerdictCheck
+    from profiles.models import VerdictCheck
 
     profile = make(user, team, "teacher")
     VerdictCheck.objects.filter(pk=profile.pk).delete()  # as a bulk load that wrote verdicts alone would
@@ -312,7 +311,7 @@ def test_waiver_is_honoured_shown_and_its_expiry_is_a_state_change(user, staff, 
     rule_id = next(
         f["rule"] for f in Verdict.objects.get(profile=profile).findings if f["message"] == SEED_MESSAGE_031
     )
-    from validation.services.waivers import waiver_approve, waiver_request
+    from profiles.services.waivers import waiver_approve, waiver_request
 
     waiver = waiver_request(
         actor=user,
@@ -362,7 +361,7 @@ def test_recheck_start_covers_every_profile_by_default(user, staff, team, fleet_
 def test_the_fan_out_hands_every_marked_profile_to_exactly_one_batch_copies_of_a_configuration_together(
     user, staff, team, fleet_032, monkeypatch
 ):
-    from validation.services import rechecks
+    from profiles.services import rechecks
 
     eager = "vllm serve org/big --enforce-eager"
     copies = {make(user, team, f"copy-{i}", command=eager, kind="serving").pk for i in range(4)}
@@ -387,7 +386,7 @@ def test_the_fan_out_hands_every_marked_profile_to_exactly_one_batch_copies_of_a
 def test_upgrade_preview_predicts_exactly_what_the_fleet_change_does(user, staff, team, fleet_032):
     """A profile pinned to another release is not moved by a fleet change: the preview lists it apart as not
     affected, and its "would become invalid" set is the set the real change makes invalid."""
-    from validation.services.previews import preview
+    from profiles.services.previews import preview
 
     follower = make(user, team, "follower")
     pinned = make(user, team, "pinned", version="0.32.0")
@@ -452,8 +451,8 @@ def test_alert_mail_words_follow_the_rule_category(user, staff, team, fleet_032,
 
 def assert_each_verdict_is_the_plain_check():
     """Every stored verdict equals its profile checked on its own (no shared outcome, no cache)."""
-    from validation.selectors import waived_rule_ids_by_profile
-    from validation.services.verdicts import profile_check
+    from profiles.selectors import waived_rule_ids_by_profile
+    from profiles.services.verdicts import profile_check
 
     for profile in Profile.objects.select_related("verdict"):
         waived = waived_rule_ids_by_profile([profile.pk]).get(profile.pk, ())
@@ -468,7 +467,7 @@ def test_copies_of_one_configuration_share_an_outcome_that_equals_each_plain_che
     user, staff, team, fleet_032
 ):
     from hub.models import NodeType
-    from validation.services.waivers import waiver_approve, waiver_request
+    from profiles.services.waivers import waiver_approve, waiver_request
 
     eager = "vllm serve org/big --enforce-eager"
     copies = [
@@ -539,7 +538,7 @@ def test_copies_of_one_configuration_share_an_outcome_that_equals_each_plain_che
 def test_a_worker_keeps_the_outcomes_of_the_current_rule_set_only(user, staff, team, fleet_032):
     # A worker process keeps outcomes across batches; once a new rule set is current, the old one's outcomes
     # can never be read again, and keeping them would grow the worker by a fleet's worth per publish.
-    from validation.services import rechecks
+    from profiles.services import rechecks
 
     for i in range(4):
         make(user, team, f"plain-{i}", command=f"vllm serve org/model-{i}", kind="serving")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from django.core import mail
 
+from fleet.release_watch import release_watch_run
 from profiles.services import ProfileInput, profile_create
 from tests.release_index import LocalIndex, build_wheel
 from validation.errors import DomainError
 from validation.models import VllmRelease
-from validation.services.release_watch import release_watch_run
 
 
 @pytest.fixture

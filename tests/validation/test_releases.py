@@ -15,9 +15,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from validation.models import Recheck, VllmRelease
+from profiles.models import Recheck
+from validation.models import VllmRelease
 from validation.selectors import CatalogHistory, catalog_for
-from validation.services import releases
 from validation.services.releases import release_coverage, release_import
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,18 +62,17 @@ def test_a_changed_catalog_updates_the_release_and_rechecks_it(django_capture_on
     assert Recheck.objects.filter(cause="release", release=release).count() == 1
 
 
-def test_the_recheck_is_started_only_after_commit(monkeypatch, django_capture_on_commit_callbacks):
-    calls = []
-    monkeypatch.setattr(releases, "recheck_start", lambda **kw: calls.append(kw))
+def test_the_recheck_is_started_only_after_commit(django_capture_on_commit_callbacks):
+    # validation starts it through its port (validation.recheck_port), which the profiles app registered.
     catalog = copy.deepcopy(shipped("0.32.0"))
     catalog["errors"] = catalog["errors"][1:]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         release_import(version="0.32.0", catalog=catalog)
-    assert calls == [] and len(callbacks) == 1
+    release = VllmRelease.objects.get(version="0.32.0")
+    assert not Recheck.objects.filter(cause="release", release=release).exists() and len(callbacks) == 1
     callbacks[0]()
-    assert calls == [
-        {"cause": "release", "release": VllmRelease.objects.get(version="0.32.0"), "actor": None}
-    ]
+    recheck = Recheck.objects.get(cause="release", release=release)
+    assert (recheck.cause_detail, recheck.created_by) == ("vLLM release 0.32.0", None)
 
 
 def test_a_new_release_is_created_without_a_recheck(django_capture_on_commit_callbacks):

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from fleet.api.serializers import RuleSerializer
+from fleet.forms import RuleForm
 from profiles.services import ProfileInput, profile_create
-from validation.api.serializers import RuleSerializer
-from validation.forms import RuleForm
 from validation.models import Rule
 from validation.services import rulesets
 from vllmcheck.engine.rules import RULE_FIELDS, RULE_KEYS

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from django.utils.html import escape
 
+from profiles.models import Alert, AlertPreference, Recheck
 from profiles.services import ProfileInput, profile_create
+from profiles.services.rechecks import recheck_run_inline
 from tests.conftest import SEED_MESSAGE_031
 from tests.examples import EAGER_RULE, rule_form_data
-from validation.models import Alert, AlertPreference, FleetSettings, Recheck, Rule, RuleSet, VllmRelease
+from validation.models import FleetSettings, Rule, RuleSet, VllmRelease
 from validation.selectors import catalog_for
 from validation.services import rulesets
-from validation.services.rechecks import recheck_run_inline
 
 pytestmark = pytest.mark.django_db
 # Queries every signed-in page makes: session, user, and base.html's header (fleet release, the user's teams).
@@ -417,7 +418,7 @@ def test_impact_counts_identical_profiles_each_and_respects_waivers(staff_client
 
     from django.utils import timezone
 
-    from validation.models import Waiver
+    from profiles.models import Waiver
 
     copies = [
         make_profile(user, team, f"eager-{i}", command="vllm serve m --enforce-eager") for i in range(4)
@@ -474,8 +475,8 @@ def test_large_fleet_previews_are_computed_by_a_worker_and_the_page_polls(
     from django.test import Client
 
     from profiles.services import ProfileInput, profile_create, team_create
+    from profiles.tasks import preview_task
     from validation.services import rulesets
-    from validation.tasks import preview_task
 
     cache.clear()
     settings.PREVIEW_INLINE_PROFILES = 0
@@ -552,7 +553,7 @@ def test_rule_path_typo_is_refused_with_a_did_you_mean_and_a_partial_path_warned
 
 
 def test_release_list_charts_recheck_durations(user_client, user, team):
-    from validation.services.rechecks import recheck_start
+    from profiles.services.rechecks import recheck_start
 
     for i in range(3):
         make_profile(user, team, f"p{i}")

@@ -1,4 +1,4 @@
-"""HTTP plumbing every app's API uses (validation is the lowest app, so all of them may import it).
+"""HTTP plumbing every app's API uses (validation is below every app with an API: all may import it).
 
 - conditional requests (RFC 9110): ``ETag`` on the resources that can be changed, ``If-None-Match`` on reads
   (304), ``If-Match`` on writes (412 when stale); config.schema documents them for the views that list their

@@ -1,8 +1,9 @@
-"""Write-side business logic of validation: releases, rule sets, verdicts, re-checks, waivers, alerts.
+"""Write-side business logic of validation: releases and their catalogs, rule sets, the fleet's release.
 
 Reads (the current rule set, the fleet's release, a release, its parsed catalog) are in
-``validation.selectors``; the modules here import one another downwards only:
-fleet, waivers, releases, rulesets -> rechecks -> verdicts, alerts -> selectors -> models.
+``validation.selectors``. Verdicts, re-checks, waivers and alerts are the profiles app's (profiles.services);
+what changes here asks for a re-check through ``validation.recheck_port``. The modules import one another
+downwards only: fleet, releases, rulesets -> selectors -> models.
 """
 
 from django.db import transaction

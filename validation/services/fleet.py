@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.db import transaction
 
 from accounts import permissions
 from accounts.audit import audit_record
 
-from ..models import FleetSettings, Recheck, VllmRelease
-from .rechecks import recheck_start
+from ..models import FleetSettings, VllmRelease
+from ..recheck_port import recheck_request
 
 
 @transaction.atomic
-def fleet_set_release(
-    *, release: VllmRelease, actor, precondition: Callable[[], None] | None = None
-) -> Recheck | None:
-    """Move the fleet to ``release`` and re-check the profiles that follow it (None if nothing changed).
+def fleet_set_release(*, release: VllmRelease, actor, precondition: Callable[[], None] | None = None) -> Any:
+    """Move the fleet to ``release`` and re-check the profiles that follow it (the re-check; None if nothing
+    changed).
     ``precondition`` (an ``If-Match`` check) runs under the fleet's row lock, before anything is written."""
     permissions.require(permissions.can_manage_fleet(actor), "only staff may change the fleet's vLLM release")
     fleet = FleetSettings.objects.select_for_update().first()
@@ -40,4 +40,4 @@ def fleet_set_release(
         before=before,
         after={"vllm_version": release.version},
     )
-    return recheck_start(cause="release", release=release, actor=actor)
+    return recheck_request(cause="release", release=release, actor=actor)

@@ -20,9 +20,9 @@ from vllmcheck.engine.diff import diff_catalogs
 
 from ..errors import DomainError
 from ..models import FleetSettings, ReleaseCatalog, VllmRelease
+from ..recheck_port import recheck_request
 from ..selectors import catalog_for, release_get, ruleset_current
 from . import shared_cache as cache
-from .rechecks import recheck_start
 
 # The releases the product knows even without a catalog (issue: 0.20.0 to 0.33.0, patch releases included).
 KNOWN_RELEASES = (
@@ -131,7 +131,7 @@ def release_import(*, version: str, catalog: dict[str, Any]) -> ReleaseImport:
 
 
 def _recheck_release(release_pk: int) -> None:
-    recheck_start(cause="release", release=VllmRelease.objects.get(pk=release_pk), actor=None)
+    recheck_request(cause="release", release=VllmRelease.objects.get(pk=release_pk), actor=None)
 
 
 def _catalog_data(release: VllmRelease) -> dict[str, Any]:

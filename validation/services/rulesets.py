@@ -30,8 +30,8 @@ from vllmcheck.engine.types import RuleCompileError
 
 from ..errors import DomainError
 from ..models import RULE_FIELDS, Rule, RuleSet
+from ..recheck_port import recheck_request
 from ..selectors import rule_path_issues, ruleset_current, ruleset_pack
-from .rechecks import recheck_start
 
 
 @transaction.atomic
@@ -312,7 +312,7 @@ def ruleset_publish(*, ruleset: RuleSet, actor=None, precondition: Callable[[], 
     ruleset.published_by = actor
     ruleset.save(update_fields=["status", "published_at", "published_by", "updated_at"])
     _audit_ruleset(actor, "ruleset.publish", ruleset, before)
-    return recheck_start(cause="ruleset", ruleset=ruleset, actor=actor)
+    return recheck_request(cause="ruleset", ruleset=ruleset, actor=actor)
 
 
 def ruleset_compare(*, old: RuleSet, new: RuleSet) -> dict[str, Any]:

@@ -8,8 +8,9 @@ import smtplib
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from .models import RuleSet, VllmRelease
-from .services import alerts, matrix, previews, rechecks, release_watch
+from validation.models import RuleSet, VllmRelease
+
+from .services import alerts, matrix, previews, rechecks
 
 log = logging.getLogger(__name__)
 
@@ -85,16 +86,3 @@ def fleet_matrix_task() -> int:
     """Compute the fleet's release matrix into the shared cache (the releases page polls for it); a second
     run finds it cached under the same fingerprint."""
     return matrix.fleet_release_matrix()["total"]
-
-
-@shared_task(
-    name="validation.release_watch",
-    acks_late=True,
-    autoretry_for=(smtplib.SMTPException, ConnectionError),
-    retry_backoff=30,
-    max_retries=5,
-)
-def release_watch_task() -> list[str]:
-    """Beat (when VLLM_RELEASE_INDEX_URL is set): import vLLM releases newer than the newest catalog and mail
-    staff what each would do to the fleet. Safe to run twice: an imported release is not fetched again."""
-    return [a.version for a in release_watch.release_watch_run()]

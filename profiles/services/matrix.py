@@ -13,20 +13,20 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from vllmcheck.engine import lint as engine_lint
-
-from ..models import VllmRelease
-from ..selectors import (
+from validation.models import VllmRelease
+from validation.selectors import (
     CatalogHistory,
     catalog_for,
     fleet_release,
-    profile_model,
     releases_ordered,
     ruleset_compiled,
     ruleset_current,
-    waived_rule_ids,
 )
-from . import shared_cache as cache
+from validation.services import shared_cache as cache
+from vllmcheck.engine import lint as engine_lint
+
+from ..models import Profile
+from ..selectors import waived_rule_ids
 from .previews import CACHE_SECONDS, COMPUTE_TIMEOUT, _fingerprint, _waivers
 from .queue import enqueue
 from .verdicts import ProfileRows, document_validate, profile_document
@@ -98,7 +98,7 @@ def fleet_release_matrix() -> dict[str, Any]:
     Each distinct document (fields, waivers, model configs, node type) is evaluated once per release and
     counted for every profile that shares it."""
     ruleset, fleet = ruleset_current(), fleet_release()
-    queryset = profile_model().objects.all()
+    queryset = Profile.objects.all()
     waivers = _waivers(queryset)
     key = _matrix_key(ruleset, fleet, waivers)
     cached = cache.get(key)
@@ -147,7 +147,6 @@ def fleet_release_matrix_or_schedule() -> dict[str, Any] | None:
     """The fleet's matrix for the releases page: from the shared cache, else scheduled on a worker (once)
     and None, so the page says "computing" and polls. Never computed in the web request: the first
     evaluation on each release costs seconds in a fresh process, whatever the fleet's size."""
-    Profile = profile_model()
     key = _matrix_key(ruleset_current(), fleet_release(), _waivers(Profile.objects.all()))
     outcome = cache.get(key)
     if outcome is None and cache.add(f"{key}:scheduled", True, COMPUTE_TIMEOUT):

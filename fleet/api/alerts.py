@@ -7,9 +7,9 @@ from rest_framework import serializers, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from profiles.models import Alert, AlertPreference
+from profiles.services.alerts import alert_preference_set
 from validation.api.http import StrictFields
-from validation.models import Alert, AlertPreference
-from validation.services.alerts import alert_preference_set
 
 
 class AlertSerializer(serializers.ModelSerializer):

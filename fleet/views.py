@@ -20,8 +20,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts import permissions
+from profiles import selectors as profile_selectors
+from profiles.models import Alert, AlertPreference, Recheck
+from profiles.services import alerts, matrix, previews, rule_trials
+from validation import selectors
+from validation.models import RuleSet
+from validation.services import DomainError, fleet, rulesets
+from validation.services import releases as release_services
 
-from . import selectors
 from .forms import (
     AlertPreferenceForm,
     CompareForm,
@@ -34,9 +40,6 @@ from .forms import (
     RuleTrialForm,
     add_domain_error,
 )
-from .models import Alert, AlertPreference, Recheck, RuleSet
-from .services import DomainError, alerts, fleet, matrix, previews, rule_trials, rulesets
-from .services import releases as release_services
 
 FORM_ERROR = 400  # a re-rendered form with errors: the browser shows it, clients can tell it apart
 
@@ -154,7 +157,8 @@ def ruleset_detail(request, number: int):
             "ruleset": ruleset,
             "rules": rules,
             "is_current": current.pk == ruleset.pk,
-            "editable": permissions.is_staff(request.user) and ruleset.status == RuleSet.Status.DRAFT,
+            "editable": permissions.can_manage_rulesets(request.user)
+            and ruleset.status == RuleSet.Status.DRAFT,
             "unwritten": list(ruleset.rules.filter(enabled=True, when="").values_list("rule_id", flat=True)),
             "recheck": recheck,
             "filter_form": filter_form,
@@ -173,7 +177,7 @@ def rule_body(request, number: int, rule_id: str):
     context = {
         "ruleset": ruleset,
         "rule": rule,
-        "editable": request.user.is_staff and ruleset.status == RuleSet.Status.DRAFT,
+        "editable": permissions.can_manage_rulesets(request.user) and ruleset.status == RuleSet.Status.DRAFT,
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render(request, "validation/_rule_body.html", context)
@@ -210,7 +214,7 @@ def rule_edit(request, number: int, rule_id: str | None = None):
             "ruleset": ruleset,
             "rule": rule,
             "form": form,
-            "trial_form": RuleTrialForm(profiles=selectors.profiles_to_try()),
+            "trial_form": RuleTrialForm(profiles=profile_selectors.profiles_to_try()),
             "path_warnings": _path_warnings(rule) if rule and request.method == "GET" else [],
         },
         status=status,
@@ -223,7 +227,7 @@ def rule_try(request, number: int):
     """Run the condition typed in the rule editor on a stored profile or a pasted command (nothing is saved):
     the fragment with the outcome (htmx), or, without JavaScript, the editor again with it."""
     ruleset = _ruleset(number)
-    trial_form = RuleTrialForm(request.POST, profiles=selectors.profiles_to_try())
+    trial_form = RuleTrialForm(request.POST, profiles=profile_selectors.profiles_to_try())
     context: dict = {"ruleset": ruleset, "trial_form": trial_form}
     status = 200
     if trial_form.is_valid():
@@ -396,13 +400,13 @@ def recheck_detail(request, pk: int):
     """The re-check's progress, and the profiles it changed, by kind (newly invalid, newly valid, findings
     changed), each named and linked, a page at a time."""
     recheck = _recheck(pk)
-    counts = selectors.recheck_change_counts(recheck)
+    counts = profile_selectors.recheck_change_counts(recheck)
     kind = request.GET.get("kind") or next((k for k, n in counts.items() if n), "invalid")
     try:
-        changes = selectors.recheck_changes(recheck, kind)
+        changes = profile_selectors.recheck_changes(recheck, kind)
     except DomainError as exc:
         raise Http404(exc.message) from None
-    tabs = [(k, title, counts[k]) for k, title in selectors.RECHECK_CHANGE_KINDS.items()]
+    tabs = [(k, title, counts[k]) for k, title in profile_selectors.RECHECK_CHANGE_KINDS.items()]
     return _page(
         request,
         "validation/recheck_detail.html",
@@ -410,7 +414,7 @@ def recheck_detail(request, pk: int):
             "recheck": recheck,
             "tabs": tabs,
             "kind": kind,
-            "kind_title": selectors.RECHECK_CHANGE_KINDS[kind],
+            "kind_title": profile_selectors.RECHECK_CHANGE_KINDS[kind],
             "page": Paginator(changes, CHANGES_PER_PAGE).get_page(request.GET.get("page")),
         },
     )
@@ -452,7 +456,7 @@ def release_list(request):
             ),
             "latest_recheck": latest,
             "matrix": matrix.fleet_release_matrix_or_schedule(),
-            "throughput": selectors.recheck_throughput(),
+            "throughput": profile_selectors.recheck_throughput(),
         },
     )
 
@@ -587,7 +591,7 @@ def alert_list(request):
         {
             "page": page,
             "email_alerts": preference.email_alerts if preference else True,
-            "per_week": selectors.alerts_per_week(request.user),
+            "per_week": profile_selectors.alerts_per_week(request.user),
         },
     )
 

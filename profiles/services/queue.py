@@ -1,6 +1,6 @@
 """The one place services hand work to Celery.
 
-``validation.tasks`` imports the services (tasks are thin adapters over them), so the services reach the tasks
+``profiles.tasks`` imports the services (tasks are thin adapters over them), so the services reach the tasks
 through :func:`enqueue` alone, which imports the tasks module when it is first called.
 """
 
@@ -14,13 +14,13 @@ log = logging.getLogger(__name__)
 
 
 def _task(name: str):
-    from .. import tasks  # lazily: validation.tasks imports the services
+    from .. import tasks  # lazily: profiles.tasks imports the services
 
     return getattr(tasks, name)
 
 
 def enqueue(name: str, *args, after_commit: bool = True) -> None:
-    """Send the task ``name`` of ``validation.tasks`` with ``args``.
+    """Send the task ``name`` of ``profiles.tasks`` with ``args``.
 
     ``after_commit`` (the default) sends it once the current transaction commits, and a broker outage is
     logged, never raised: the periodic sweep finds the work that was not sent. Without it the task is sent

@@ -12,15 +12,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from validation.errors import DomainError
+from validation.models import RuleSet, VllmRelease
+from validation.selectors import catalog_for, fleet_release, ruleset_compiled
 from vllmcheck.engine import lint as engine_lint
 from vllmcheck.engine import parse as engine_parse
 from vllmcheck.engine import trial as engine_trial
 from vllmcheck.engine.rules import NAMESPACES, build_context, referenced_keys
 from vllmcheck.engine.types import EngineError, ParseError, parse_version
 
-from ..errors import DomainError
-from ..models import RuleSet, VllmRelease
-from ..selectors import catalog_for, fleet_release, profile_model, ruleset_compiled
+from ..models import Profile
 from .verdicts import effective_release, profile_document
 
 KINDS = ("serving", "collection")
@@ -28,8 +29,7 @@ KINDS = ("serving", "collection")
 
 def _stored_document(profile_id: int) -> tuple[dict[str, Any], str, VllmRelease]:
     profile = (
-        profile_model()
-        .objects.select_related("team", "vllm_release", "node_type", "model_source", "draft_source")
+        Profile.objects.select_related("team", "vllm_release", "node_type", "model_source", "draft_source")
         .filter(pk=profile_id)
         .first()
     )

@@ -17,20 +17,20 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Max
 
-from vllmcheck.engine import lint as engine_lint
-from vllmcheck.engine.types import Finding
-
-from ..models import RuleSet, VerdictCheck, VllmRelease
-from ..selectors import (
+from validation.models import RuleSet, VllmRelease
+from validation.selectors import (
     CatalogHistory,
     catalog_for,
     fleet_release,
-    profile_model,
     ruleset_compiled,
     ruleset_current,
-    waived_rule_ids_by_profile,
 )
-from . import shared_cache as cache
+from validation.services import shared_cache as cache
+from vllmcheck.engine import lint as engine_lint
+from vllmcheck.engine.types import Finding
+
+from ..models import Profile, VerdictCheck
+from ..selectors import waived_rule_ids_by_profile
 from .queue import enqueue
 from .verdicts import ProfileRows, profile_document
 
@@ -58,7 +58,7 @@ def _waivers(queryset) -> dict[int, tuple[str, ...]]:
 def _fingerprint(ruleset: RuleSet, release: VllmRelease | None, fleet: VllmRelease, waivers) -> str:
     """Everything a preview of all profiles depends on, read cheaply: when none of it moved, the last
     outcome is still exact (a profile edit moves ``updated_at``, a re-check ``computed_at``)."""
-    profiles = profile_model().objects.aggregate(n=Count("pk"), last=Max("updated_at"), top=Max("pk"))
+    profiles = Profile.objects.aggregate(n=Count("pk"), last=Max("updated_at"), top=Max("pk"))
     verdicts = VerdictCheck.objects.aggregate(n=Count("pk"), last=Max("computed_at"))
     catalogs = sorted(VllmRelease.objects.values_list("pk", "catalog_sha256"))
     parts = (
@@ -89,7 +89,7 @@ def preview(
     """
     ruleset = ruleset or ruleset_current()
     fleet = fleet_release()
-    queryset = profiles if profiles is not None else profile_model().objects.all()
+    queryset = profiles if profiles is not None else Profile.objects.all()
     waivers = _waivers(queryset)
     if profiles is not None:
         return _evaluate(ruleset, release, fleet, queryset, waivers)
@@ -107,14 +107,13 @@ def _preview_key(ruleset, release, fleet, waivers) -> str:
 
 def preview_profiles() -> int:
     """How many profiles a full-fleet preview evaluates."""
-    return profile_model().objects.count()
+    return Profile.objects.count()
 
 
 def preview_or_schedule(*, ruleset: RuleSet | None = None, release: VllmRelease | None = None) -> dict | None:
     """The full-fleet preview for a page: computed here for a small fleet, else from the shared cache, else
     scheduled on a worker (once) and None, so the page can say "evaluating" and poll instead of blocking.
     """
-    Profile = profile_model()
     if preview_profiles() <= settings.PREVIEW_INLINE_PROFILES:
         return preview(ruleset=ruleset, release=release)
     ruleset = ruleset or ruleset_current()

@@ -26,18 +26,12 @@ from django.db.models import F, Q, TextField, Value
 from django.db.models.functions import MD5, Cast, Concat
 from django.utils import timezone
 
-from ..errors import DomainError
-from ..models import (
-    FleetSettings,
-    Recheck,
-    RuleSet,
-    Verdict,
-    VerdictChange,
-    VerdictCheck,
-    VllmRelease,
-    Waiver,
-)
-from ..selectors import fleet_release, profile_model, ruleset_current, waived_rule_ids_by_profile
+from validation.errors import DomainError
+from validation.models import FleetSettings, RuleSet, VllmRelease
+from validation.selectors import fleet_release, ruleset_current
+
+from ..models import Profile, Recheck, Verdict, VerdictChange, VerdictCheck, Waiver
+from ..selectors import waived_rule_ids_by_profile
 from .alerts import alerts_create_for_changes
 from .queue import enqueue
 from .verdicts import (
@@ -75,6 +69,12 @@ def affected_verdicts(*, cause: str, release: VllmRelease | None = None):
         follows = Q(verdict__profile__vllm_release__isnull=True) if fleet == release.pk else Q(pk__in=[])
         verdicts = verdicts.filter(Q(verdict__profile__vllm_release=release) | follows)
     return verdicts
+
+
+def recheck_for_port(*, cause: str, ruleset=None, release=None, actor=None, where=None) -> Recheck:
+    """validation.recheck_port's re-check: ``where`` (a Q over Profile) narrows it to those profiles."""
+    verdicts = None if where is None else Verdict.objects.filter(profile__in=Profile.objects.filter(where))
+    return recheck_start(cause=cause, ruleset=ruleset, release=release, actor=actor, verdicts=verdicts)
 
 
 @transaction.atomic
@@ -129,7 +129,7 @@ def _pending_ids(recheck_id: int) -> Iterator[int]:
         order = [document, "pk"]
     else:  # the embedded SQLite: a concatenation this deep overflows its parser; the fields group alike
         order = ["vllm_release_id", *DOCUMENT_FIELDS, "pk"]
-    ids = profile_model().objects.filter(pk__in=marked).order_by(*order).values_list("pk", flat=True)
+    ids = Profile.objects.filter(pk__in=marked).order_by(*order).values_list("pk", flat=True)
     return ids.iterator(chunk_size=BATCH_SIZE)
 
 
@@ -190,7 +190,7 @@ def recheck_batch(recheck_id: int, profile_ids: Iterable[int]) -> BatchResult:
         changed, unchanged = _outcomes_of(locked)
         result.checked = len(locked)
         if changed:
-            profiles = profile_model().objects.in_bulk(list(changed))
+            profiles = Profile.objects.in_bulk(list(changed))
             items = [(profiles[pk], *changed[pk]) for pk in sorted(changed) if pk in profiles]
             history = verdicts_record_recheck(items, recheck=recheck)
             result.changed = len(items)
@@ -240,7 +240,7 @@ def _outcomes_of(profile_ids: list[int]) -> tuple[dict[int, tuple], dict[VllmRel
     waived_ids = waived_rule_ids_by_profile(id_array(profile_ids))
     waivers = {pk: tuple(sorted(ids)) for pk, ids in waived_ids.items()}
     undecided: list[tuple[int, tuple]] = []
-    reader = ProfileRows(profile_model().objects.filter(pk__in=id_array(profile_ids)))
+    reader = ProfileRows(Profile.objects.filter(pk__in=id_array(profile_ids)))
     outcomes = _outcomes_for(ruleset)
     for rows in reader.chunks():
         for row in rows:

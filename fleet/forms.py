@@ -11,8 +11,8 @@ from typing import Any
 
 from django import forms
 
-from .models import RULE_FIELDS, Rule, RuleSet, VllmRelease
-from .services import DomainError
+from validation.models import RULE_FIELDS, Rule, RuleSet, VllmRelease
+from validation.services import DomainError
 
 KIND_CHOICES = [("serving", "serving"), ("collection", "collection")]
 

@@ -16,22 +16,23 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
-from vllmcheck import modelhub
-from vllmcheck.engine import lint as engine_lint
-from vllmcheck.engine.types import EngineError, Finding, Verdict
-
-from ..errors import DomainError
-from ..models import RuleSet, VerdictChange, VerdictCheck, VerdictRule, VllmRelease
-from ..models import Verdict as VerdictRecord
-from ..selectors import (
+from hub.models import ModelConfig, NodeType
+from validation.errors import DomainError
+from validation.models import RuleSet, VllmRelease
+from validation.selectors import (
     CatalogHistory,
     catalog_for,
     fleet_release,
-    profile_model,
     ruleset_compiled,
     ruleset_current,
     ruleset_numbered,
 )
+from vllmcheck import modelhub
+from vllmcheck.engine import lint as engine_lint
+from vllmcheck.engine.types import EngineError, Finding, Verdict
+
+from ..models import Profile, VerdictChange, VerdictCheck, VerdictRule
+from ..models import Verdict as VerdictRecord
 
 # What the engine reads of a profile: its document is built from these fields and its release.
 DOCUMENT_FIELDS = (
@@ -155,7 +156,7 @@ def profile_check(profile, *, waived=(), fleet=None, ruleset=None) -> tuple[Verd
 
 def json_fields() -> set[str]:
     """The profile's JSON columns."""
-    return {f.name for f in profile_model()._meta.fields if f.get_internal_type() == "JSONField"}
+    return {f.name for f in Profile._meta.fields if f.get_internal_type() == "JSONField"}
 
 
 class ProfileRow(NamedTuple):
@@ -186,7 +187,7 @@ class ProfileRows:
 
     def __init__(self, queryset):
         self.queryset = queryset
-        self.model = profile_model()
+        self.model = Profile
         self.json_fields = json_fields()
         self.sources: dict[int, Any] = {}
         self.nodes: dict[int, Any] = {}
@@ -235,11 +236,10 @@ class ProfileRows:
 
     def _related(self, rows: list[ProfileRow]) -> None:
         """The chunk's model configs and node types, one query each (they are few)."""
-        field = self.model._meta.get_field
         sources = {r.source_id for r in rows} | {r.draft_id for r in rows}
         nodes = {r.node_id for r in rows}
-        self.sources = field("model_source").related_model.objects.in_bulk([i for i in sources if i])
-        self.nodes = field("node_type").related_model.objects.in_bulk([i for i in nodes if i])
+        self.sources = ModelConfig.objects.in_bulk([i for i in sources if i])
+        self.nodes = NodeType.objects.in_bulk([i for i in nodes if i])
         self._tokens = {}
 
     def _token(self, kind: str, pk: int | None) -> str | None:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from profiles.models import Recheck
 from validation.api.http import StrictFields
-from validation.models import RULE_FIELDS, Recheck, Rule, RuleSet, VllmRelease
+from validation.models import RULE_FIELDS, Rule, RuleSet, VllmRelease
 from vllmcheck.engine.rules import LIST_FIELDS
 
 

@@ -12,10 +12,11 @@ from rest_framework.response import Response
 
 from accounts import permissions
 from accounts.authentication import TokenScope
+from profiles.services import previews
 from validation import selectors
 from validation.api.http import StrictFields, check_if_match, conditional, etag_of, if_match_precondition
 from validation.models import RuleSet
-from validation.services import previews, rulesets
+from validation.services import rulesets
 
 from .fleet import preview_response
 from .serializers import (

@@ -7,10 +7,10 @@ from rest_framework import status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from profiles.models import Recheck
+from profiles.services import previews
 from validation import selectors
 from validation.api.http import check_if_match, conditional, if_match_precondition
-from validation.models import Recheck
-from validation.services import previews
 from validation.services.fleet import fleet_set_release
 
 from .serializers import (

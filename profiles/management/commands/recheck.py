@@ -4,8 +4,8 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from validation.models import Recheck
-from validation.services.rechecks import recheck_run_inline, recheck_start
+from ...models import Recheck
+from ...services.rechecks import recheck_run_inline, recheck_start
 
 
 class Command(BaseCommand):

@@ -32,12 +32,11 @@ from django.urls import reverse
 from django.utils import timezone
 from packaging.version import InvalidVersion, Version
 
+from profiles.services.previews import preview
+from validation.errors import DomainError
+from validation.models import VllmRelease
+from validation.services.releases import release_import
 from vllmcheck.catalog_builder import extract
-
-from ..errors import DomainError
-from ..models import VllmRelease
-from .previews import preview
-from .releases import release_import
 
 logger = logging.getLogger(__name__)
 PACKAGE = "vllm"

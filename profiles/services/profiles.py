@@ -1,4 +1,5 @@
-"""Write-side business logic of profiles. The API, the forms and the CLI all call these.
+"""Profiles written: create, update, edit, delete, refresh their model configs, and the dry run behind
+POST /api/v1/validate/ and `manage.py lint`.
 
 Every save validates first: a profile with an error finding is refused with the findings document and
 nothing is written; warnings are saved and returned.
@@ -9,11 +10,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
@@ -21,24 +21,25 @@ from accounts import permissions
 from accounts.audit import audit_event, audit_record
 from hub import services as hub_services
 from validation.errors import DomainError, UnknownRelease
-from validation.models import Verdict as VerdictRecord
-from validation.models import VerdictRule, VllmRelease
-from validation.selectors import catalog_for, fleet_release, reference_pinned, release_get, waived_rule_ids
-from validation.services.rechecks import recheck_start
-from validation.services.verdicts import (
+from validation.models import VllmRelease
+from validation.selectors import catalog_for, fleet_release, reference_pinned, release_get
+from vllmcheck.engine import intake as engine_intake
+from vllmcheck.engine import parse as engine_parse
+from vllmcheck.engine import render as engine_render
+from vllmcheck.engine.types import ParseError, Verdict
+
+from .. import selectors
+from ..models import Profile, ProfileRevision, Team, VerdictRule
+from ..models import Verdict as VerdictRecord
+from ..selectors import waived_rule_ids
+from .rechecks import recheck_start
+from .verdicts import (
     effective_release,
     profile_check,
     profile_document,
     verdict_record,
     verdict_rows_new,
 )
-from vllmcheck.engine import intake as engine_intake
-from vllmcheck.engine import parse as engine_parse
-from vllmcheck.engine import render as engine_render
-from vllmcheck.engine.types import ParseError, Verdict
-
-from . import selectors
-from .models import Profile, ProfileRevision, Team, TeamMembership
 
 EDITOR_ROLES = permissions.EDITOR_ROLES
 KINDS = frozenset(Profile.Kind.values)  # the enum's ``values`` builds its list anew at each read
@@ -200,11 +201,6 @@ def profile_copy(profile: Profile, **changes) -> Profile:
     # the stored model configs it reads come along: a copy is checked without going to the network
     fields.update(model_source=profile.model_source, draft_source=profile.draft_source)
     return Profile(team=profile.team, **{**fields, **changes})
-
-
-def user_can_edit(user, team: Team) -> bool:
-    """Kept for the callers that ask by this name: the rule is ``accounts.permissions.can_edit_team``."""
-    return permissions.can_edit_team(user, team)
 
 
 def _apply_input(profile: Profile, data: ProfileInput, *, fetch_models: bool = True) -> None:
@@ -602,193 +598,6 @@ def profile_delete(*, actor, profile: Profile) -> None:
         profile.delete()
 
 
-@transaction.atomic
-def team_create(*, actor, slug: str, name: str) -> Team:
-    permissions.require(permissions.can_create_team(actor), "only staff may create teams")
-    if Team.objects.filter(slug=slug).exists():
-        raise DomainError(f"a team with slug {slug!r} exists already", field="slug", code="unique")
-    team = Team.objects.create(slug=slug, name=name or slug)
-    TeamMembership.objects.create(team=team, user=actor, role=TeamMembership.Role.ADMIN, watch=True)
-    audit_record(
-        actor=actor,
-        action="team.create",
-        object_type="team",
-        object_id=team.pk,
-        object_repr=team.slug,
-        team=team,
-        after={"slug": team.slug, "name": team.name, "admin": actor.get_username()},
-    )
-    return team
-
-
-def _team_locked(team: Team, precondition: Callable[[], None] | None) -> Team:
-    """The team's row, locked until the transaction ends; then the caller's precondition (an ``If-Match``
-    check) under that lock, so that the check and the write that follows are atomic."""
-    locked = Team.objects.select_for_update(of=("self",)).select_related("default_node_type").get(pk=team.pk)
-    if precondition is not None:
-        precondition()
-    return locked
-
-
-def team_set_default_node_type(
-    *, actor, team: Team, name: str, precondition: Callable[[], None] | None = None
-) -> Team:
-    """The node type of the team's profiles that choose none; those profiles are re-checked.
-    ``precondition``: run under the team's row lock before anything is written."""
-    permissions.require(
-        permissions.can_admin_team(actor, team), "only the team's admins may set its default node type"
-    )
-    node_type = _node_type(name.strip()) if name.strip() else None
-    with transaction.atomic():
-        team = _team_locked(team, precondition)
-        before = {"default_node_type": team.default_node_type.name if team.default_node_type else ""}
-        team.default_node_type = node_type
-        team.save(update_fields=["default_node_type"])
-        audit_record(
-            actor=actor,
-            action="team.update",
-            object_type="team",
-            object_id=team.pk,
-            object_repr=team.slug,
-            team=team,
-            before=before,
-            after={"default_node_type": team.default_node_type.name if team.default_node_type else ""},
-        )
-        followers = VerdictRecord.objects.filter(profile__team=team, profile__node_type__isnull=True)
-        recheck_start(cause="manual", verdicts=followers)
-    return team
-
-
-SSO_GROUP_MAX = 200
-
-
-def team_set_sso_groups(
-    *, actor, team: Team, groups: dict[str, str], precondition: Callable[[], None] | None = None
-) -> Team:
-    """Single sign-on: which of the identity provider's groups make a user a member of the team, and with
-    which role (``{"group": "viewer" | "editor" | "admin"}``); applied at each member's next SSO sign-in
-    (``accounts.services.sso_sign_in``). The team's admins and staff set it."""
-    permissions.require(
-        permissions.can_admin_team(actor, team), "only the team's admins may map SSO groups to roles"
-    )
-    clean: dict[str, str] = {}
-    for group, role in groups.items():
-        name = str(group).strip()
-        if not name or len(name) > SSO_GROUP_MAX:
-            raise DomainError(
-                f"a group name is 1 to {SSO_GROUP_MAX} characters: {name[:50]!r}", field="groups"
-            )
-        if role not in TeamMembership.Role.values:
-            raise DomainError(
-                f"unknown role {role!r} for group {name!r}; roles: {', '.join(TeamMembership.Role.values)}",
-                field="groups",
-            )
-        clean[name] = role
-    with transaction.atomic():
-        team = _team_locked(team, precondition)
-        before = {"sso_groups": team.sso_groups}
-        team.sso_groups = clean
-        team.save(update_fields=["sso_groups"])
-        audit_record(
-            actor=actor,
-            action="team.update",
-            object_type="team",
-            object_id=team.pk,
-            object_repr=team.slug,
-            team=team,
-            before=before,
-            after={"sso_groups": clean},
-        )
-    return team
-
-
-def team_add_member(
-    *,
-    actor,
-    team: Team,
-    user,
-    role: str = TeamMembership.Role.EDITOR,
-    watch: bool = False,
-    precondition: Callable[[], None] | None = None,
-):
-    """Add a member, or change the role of one. ``precondition``: run under the team's row lock first."""
-    permissions.require(permissions.can_admin_team(actor, team), "only the team's admins may add members")
-    if role not in TeamMembership.Role.values:
-        raise DomainError(
-            f"unknown role {role!r}; roles: {', '.join(TeamMembership.Role.values)}", field="role"
-        )
-    with transaction.atomic():
-        team = _team_locked(team, precondition)
-        old = TeamMembership.objects.filter(team=team, user=user).values("role", "watch").first()
-        membership, _ = TeamMembership.objects.update_or_create(
-            team=team, user=user, defaults={"role": role, "watch": watch, "via_sso": False}
-        )
-        audit_record(
-            actor=actor,
-            action="membership.create" if old is None else "membership.update",
-            object_type="membership",
-            object_id=membership.pk,
-            object_repr=f"{user.get_username()} in {team.slug}",
-            team=team,
-            before=old,
-            after={"user": user.get_username(), "role": role, "watch": watch},
-        )
-    return membership
-
-
-def team_member_update(
-    *, actor, membership: TeamMembership, role: str | None = None, watch: bool | None = None
-):
-    """Change a member's role and/or whether they watch the team (alerts for every profile of it). A team
-    keeps at least one admin: the last one cannot be made viewer or editor."""
-    team = membership.team
-    permissions.require(
-        permissions.can_admin_team(actor, team), "only the team's admins may change members' roles"
-    )
-    before = {"user": membership.user.get_username(), "role": membership.role, "watch": membership.watch}
-    if role is not None:
-        if role not in TeamMembership.Role.values:
-            raise DomainError(
-                f"unknown role {role!r}; roles: {', '.join(TeamMembership.Role.values)}", field="role"
-            )
-        last_admin = (
-            membership.role == TeamMembership.Role.ADMIN
-            and role != TeamMembership.Role.ADMIN
-            and not team.memberships.filter(role=TeamMembership.Role.ADMIN).exclude(pk=membership.pk).exists()
-        )
-        if last_admin:
-            raise DomainError(
-                f"{membership.user.username} is the last admin of {team.slug}; "
-                "make another member admin first",
-                field="role",
-            )
-        membership.role = role
-        membership.via_sso = False  # set by hand: SSO no longer changes it
-    if watch is not None:
-        membership.watch = watch
-    with transaction.atomic():
-        membership.save(update_fields=["role", "watch", "via_sso"])
-        audit_record(
-            actor=actor,
-            action="membership.update",
-            object_type="membership",
-            object_id=membership.pk,
-            object_repr=f"{membership.user.get_username()} in {team.slug}",
-            team=team,
-            before=before,
-            after={**before, "role": membership.role, "watch": membership.watch},
-        )
-    return membership
-
-
-def team_add_member_by_username(*, actor, team: Team, username: str, role: str, watch: bool = False):
-    """Add (or re-add) a member by their user name, naming it when no such user exists."""
-    user = get_user_model().objects.filter(username=username.strip()).first()
-    if user is None:
-        raise DomainError(f"no user named {username.strip()!r}", field="username")
-    return team_add_member(actor=actor, team=team, user=user, role=role, watch=watch)
-
-
 def profile_dry_run(
     *, data: ProfileInput, fetch_models: bool = True, team: Team | None = None, stamp: tuple | None = None
 ) -> Verdict:
@@ -851,335 +660,3 @@ def input_shape(text: str) -> str:
     if engine_intake.form_of(text) != "shell":
         return "command"
     return "command" if engine_parse.detect_format(text) == "command" else "config"
-
-
-# --- Dashboard actions: mechanical fixes, diffs, and splitting a mixed profile ---
-
-
-def engine_args_apply_fix(args: Mapping[str, Any], fix: Mapping[str, Any]) -> dict[str, Any]:
-    """The engine arguments after a finding's mechanical ``fix`` ({"unset": [...], "set": {...}}).
-
-    A dotted key (``profiler_config.profiler``) addresses a key inside a JSON-valued argument, as vLLM's
-    dotted flags do; a JSON argument left empty by an unset is removed.
-    """
-    result = copy.deepcopy(dict(args))
-    for key in fix.get("unset") or ():
-        path = str(key).split(".")
-        parents = [result]
-        for part in path[:-1]:
-            child = parents[-1].get(part)
-            if not isinstance(child, dict):
-                break
-            parents.append(child)
-        else:
-            parents[-1].pop(path[-1], None)
-            for depth in range(len(parents) - 1, 0, -1):  # drop containers the unset left empty
-                if not parents[depth]:
-                    parents[depth - 1].pop(path[depth - 1], None)
-    for key, value in (fix.get("set") or {}).items():
-        path = str(key).split(".")
-        target = result
-        for part in path[:-1]:
-            if not isinstance(target.get(part), dict):
-                target[part] = {}
-            target = target[part]
-        target[path[-1]] = copy.deepcopy(value)
-    return result
-
-
-def mapping_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Key by key: [{"key", "change": "added" | "removed" | "changed", "before", "after"}], sorted by key."""
-    rows = []
-    for key in sorted(set(before) | set(after)):
-        if key not in after:
-            rows.append({"key": key, "change": "removed", "before": before[key], "after": None})
-        elif key not in before:
-            rows.append({"key": key, "change": "added", "before": None, "after": after[key]})
-        elif before[key] != after[key]:
-            rows.append({"key": key, "change": "changed", "before": before[key], "after": after[key]})
-    return rows
-
-
-SNAPSHOT_MAPPINGS = ("engine_args", "env", "hardware", "model_config")
-
-
-def snapshot_diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """What changed between two revision snapshots; arguments, env and hardware key by key (``args.x``)."""
-    rows = []
-    for name in sorted(set(before) | set(after)):
-        old, new = before.get(name), after.get(name)
-        if name in SNAPSHOT_MAPPINGS and isinstance(old or {}, dict) and isinstance(new or {}, dict):
-            prefix = "args" if name == "engine_args" else name
-            for row in mapping_diff(old or {}, new or {}):
-                rows.append({**row, "key": f"{prefix}.{row['key']}"})
-        elif old != new:
-            change = "added" if old in (None, "") else "removed" if new in (None, "") else "changed"
-            rows.append({"key": name, "change": change, "before": old, "after": new})
-    return rows
-
-
-def _finding(profile: Profile, rule_id: str) -> dict[str, Any]:
-    verdict = getattr(profile, "verdict", None)
-    for finding in verdict.findings if verdict else ():
-        if finding.get("rule") == rule_id and finding_fix_options(finding, profile.engine_args):
-            return finding
-    raise DomainError(f"the profile has no finding of rule {rule_id!r} with a mechanical fix", code="no_fix")
-
-
-@dataclass
-class FixOption:
-    """One of a finding's listed solutions: ``fix`` is the change that applies it to the engine arguments
-    ({"set": {...}, "unset": [...]}), None when it is done by hand (the editor)."""
-
-    index: int
-    text: str
-    fix: dict[str, Any] | None
-
-
-_NAME = r"(--[a-z0-9][a-z0-9-]*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)"
-_UNSET = re.compile(rf"\b(?:remove|drop|unset|disable) {_NAME}", re.IGNORECASE)
-_SET = re.compile(rf"^set {_NAME} to ([^\s,;]+?)\.?$", re.IGNORECASE)
-_USE = re.compile(r"\buse ([a-z_][a-z0-9_]*)=('?)([A-Za-z0-9_.-]+)\2")
-_RELEASE = re.compile(r"^(?:upgrade to|target|pin the profile to) vLLM (\d+\.\d+\.\d+)", re.IGNORECASE)
-
-
-def _arg_name(text: str) -> str:
-    return text.removeprefix("--").replace("-", "_")
-
-
-def _has_arg(args: Mapping[str, Any], dotted: str) -> bool:
-    value: Any = args
-    for part in dotted.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return False
-        value = value[part]
-    return True
-
-
-def _said_fix(text: str, args: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The change a solution's text says in so many words, read from its first alternative (what comes
-    before ", or"): "Upgrade to vLLM 0.32.0" (pins that release), "Set name to value", "remove/drop/disable
-    --flag or a.b" (of an argument the profile gives), "use name='value'"."""
-    first = re.split(r",? or (?=[a-z]+ )", text, maxsplit=1)[0].strip()
-    if match := _RELEASE.match(first):
-        return {"release": match.group(1)}
-    if match := _SET.match(first):
-        raw = match.group(2)
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
-        return {"set": {_arg_name(match.group(1)): value}}
-    unset = [name for name in (_arg_name(m.group(1)) for m in _UNSET.finditer(first)) if _has_arg(args, name)]
-    values = {m.group(1): m.group(3) for m in _USE.finditer(first)}
-    if not unset:
-        return None  # "use x=y" alone may be about an argument of another deployment
-    return {"unset": unset, **({"set": values} if values else {})}
-
-
-def _mentions(text: str, fix: Mapping[str, Any]) -> int:
-    """How many of the arguments a fix changes the text names (as an argument name or a flag)."""
-    keys = [*(fix.get("unset") or ()), *(fix.get("set") or {})]
-    lowered = text.lower()
-    return sum(
-        1
-        for key in keys
-        if any(form in lowered for form in (str(key), str(key).replace("_", "-"), str(key).split(".")[-1]))
-    )
-
-
-def finding_fix_options(finding: Mapping[str, Any], args: Mapping[str, Any]) -> list[FixOption]:
-    """Every listed solution of a finding (a stored finding's dict), each with the change that applies it
-    when there is one: the rule's mechanical fix goes with the solution that names what it changes, a
-    solution that says "Remove --x" or "Set x to 1" in so many words gets that change. Empty when none of
-    them can be applied mechanically (a fix with no solution listed is one option of its own)."""
-    texts = [str(t) for t in finding.get("solutions") or ()]
-    options = [FixOption(i, text, _said_fix(text, args)) for i, text in enumerate(texts)]
-    rule_fix = finding.get("fix")
-    if rule_fix:
-        scores = [_mentions(o.text, rule_fix) for o in options]
-        if scores and max(scores) > 0:
-            options[scores.index(max(scores))].fix = copy.deepcopy(dict(rule_fix))
-        else:
-            changes = [f"remove {k}" for k in rule_fix.get("unset") or ()]
-            changes += [f"set {k} to {json.dumps(v)}" for k, v in (rule_fix.get("set") or {}).items()]
-            options.insert(
-                0, FixOption(0, "The rule's fix: " + ", ".join(changes), copy.deepcopy(dict(rule_fix)))
-            )
-            for i, option in enumerate(options):
-                option.index = i
-    if not any(o.fix for o in options):
-        return []
-    return options
-
-
-def _chosen(options: list[FixOption], solution: int | None) -> FixOption:
-    """The option a user chose (by its index), or, when none was chosen, the first that applies."""
-    if solution is None:
-        return next(o for o in options if o.fix)
-    if not 0 <= solution < len(options):
-        raise DomainError(
-            f"no solution {solution}: this finding lists {len(options)} (0 to {len(options) - 1})",
-            field="solution",
-        )
-    if options[solution].fix is None:
-        raise DomainError(
-            f"solution {solution} ({options[solution].text}) is not a change that can be applied for you: "
-            "edit the profile",
-            field="solution",
-            code="no_fix",
-        )
-    return options[solution]
-
-
-@dataclass
-class FixPreview:
-    rule_id: str
-    fix: dict[str, Any]
-    engine_args: dict[str, Any]
-    diff: list[dict[str, Any]]
-    verdict: Verdict
-    options: list[FixOption] = field(default_factory=list)
-    solution: int = 0
-
-
-def profile_fix_preview(*, profile: Profile, rule_id: str, solution: int | None = None) -> FixPreview:
-    """What applying one of a finding's solutions would change (``solution``: its index among the listed
-    ones; None: the first that applies), and the verdict after it; nothing is saved."""
-    options = finding_fix_options(_finding(profile, rule_id), profile.engine_args)
-    chosen = _chosen(options, solution)
-    new_args = engine_args_apply_fix(profile.engine_args, chosen.fix)
-    changes: dict[str, Any] = {"engine_args": new_args}
-    if chosen.fix.get("release"):
-        changes["vllm_release"] = release_get(chosen.fix["release"])
-    candidate = profile_copy(profile, **changes)
-    verdict, _ = profile_check(candidate, waived=_active_waivers(profile))
-    diff = mapping_diff(profile.engine_args, new_args)
-    if "vllm_release" in changes:
-        pinned = profile.vllm_release.version if profile.vllm_release else ""
-        after = f"{chosen.fix['release']} (pinned: not moved with the fleet)"
-        diff.append(
-            {
-                "key": "vllm_version",
-                "change": "changed",
-                "before": pinned or "follows the fleet",
-                "after": after,
-            }
-        )
-    return FixPreview(rule_id, chosen.fix, new_args, diff, verdict, options, chosen.index)
-
-
-@dataclass
-class SourceFix:
-    """A finding's fix applied to the user's own command (or config) text, as the form shows it."""
-
-    rule_id: str
-    before: str
-    after: str
-    diff: list[dict[str, Any]]
-    verdict: Verdict
-
-
-def source_apply_fix(*, data: ProfileInput, rule_id: str, team: Team | None = None) -> SourceFix:
-    """Rewrite the text a user is typing (``data.command`` or ``data.config``) with the fix of the finding
-    ``rule_id`` that the dry run of that text gives: their model, environment and other arguments are kept,
-    in the same form (a command line stays a command line, a config file a config file). Nothing is saved."""
-    text = data.command or data.config
-    if not text:
-        raise DomainError("paste a command line or a config first", field="source")
-    before = profile_dry_run(data=data, fetch_models=False, team=team)
-    fix = next((f.fix for f in before.findings if f.rule == rule_id and f.fix and not f.waived), None)
-    if fix is None:
-        raise DomainError(
-            f"this text has no finding of rule {rule_id!r} with a mechanical fix", code="no_fix"
-        )
-    profile = Profile(kind=data.kind or "serving", name=data.name or "(fix)", revision=0, team=team)
-    _apply_input(profile, data, fetch_models=False)
-    release = effective_release(profile)
-    old_args = dict(profile.engine_args)
-    new_args = engine_args_apply_fix(old_args, fix)
-    profile.engine_args = new_args
-    doc = profile_document(profile, release=release)
-    catalog = catalog_for(release)
-    if data.command:
-        after = engine_render.render_command(doc, catalog=catalog)
-        fixed = ProfileInput.from_mapping({**_input_values(data), "command": after})
-    else:
-        after = engine_render.render_yaml(doc, catalog=catalog)
-        fixed = ProfileInput.from_mapping({**_input_values(data), "config": after})
-    verdict = profile_dry_run(data=fixed, fetch_models=False, team=team)
-    return SourceFix(rule_id, text, after, mapping_diff(old_args, new_args), verdict)
-
-
-def _input_values(data: ProfileInput) -> dict[str, Any]:
-    return {name: getattr(data, name) for name in data.provided if name not in ("command", "config")}
-
-
-def profile_apply_fix(
-    *,
-    actor,
-    profile: Profile,
-    rule_id: str,
-    solution: int | None = None,
-    expected_revision: int | None = None,
-) -> tuple[Profile, Verdict]:
-    """Save the profile with one of a finding's solutions applied (``solution``: its index among the listed
-    ones; None: the first that applies), validated and conflict-checked like any edit."""
-    chosen = _chosen(finding_fix_options(_finding(profile, rule_id), profile.engine_args), solution)
-    new_args = engine_args_apply_fix(profile.engine_args, chosen.fix)
-    data = ProfileInput(engine_args=new_args, env=dict(profile.env), provided={"engine_args", "env"})
-    if chosen.fix.get("release"):  # "upgrade to vLLM x": the profile is pinned to it, as its option says
-        data.vllm_version = chosen.fix["release"]
-        data.provided.add("vllm_version")
-    return profile_update(actor=actor, profile=profile, data=data, expected_revision=expected_revision)
-
-
-class SplitInvalid(DomainError):
-    """One of the two profiles of a split has errors: nothing was saved; both verdicts are given."""
-
-    def __init__(self, verdicts: dict[str, Verdict]):
-        self.verdicts = verdicts
-        bad = [kind for kind, verdict in verdicts.items() if not verdict.valid]
-        message = f"the {' and '.join(bad)} profile would be invalid; nothing was saved"
-        super().__init__(message, code="invalid")
-
-
-def profile_is_mixed(profile: Profile) -> bool:
-    """Serving and collection in one: sampling masks together with speculative decoding."""
-    args = profile.engine_args or {}
-    return bool(args.get("return_sampling_mask")) and bool(args.get("speculative_config"))
-
-
-def profile_split_plan(profile: Profile) -> dict[str, ProfileInput]:
-    """The two profiles that replace a mixed one, as the vLLM error record recommends: a serving profile that
-    keeps speculative decoding without masks, and a collection profile that keeps the masks with
-    logprobs_mode=processed_logprobs and no speculative decoding."""
-    args = dict(profile.engine_args or {})
-    serving_args = {k: v for k, v in args.items() if k != "return_sampling_mask"}
-    collection_args = {k: v for k, v in args.items() if k != "speculative_config"}
-    collection_args.update(return_sampling_mask=True, logprobs_mode="processed_logprobs")
-    common = {**profile_snapshot(profile), "description": f"Split from {profile.team.slug}/{profile.name}."}
-    return {
-        kind: ProfileInput.from_mapping(
-            {**common, "kind": kind, "name": f"{profile.name}-{kind}", "engine_args": kind_args}
-        )
-        for kind, kind_args in (("serving", serving_args), ("collection", collection_args))
-    }
-
-
-def profile_split_check(profile: Profile) -> dict[str, Verdict]:
-    return {kind: profile_dry_run(data=data) for kind, data in profile_split_plan(profile).items()}
-
-
-def profile_split(*, actor, profile: Profile) -> dict[str, tuple[Profile, Verdict]]:
-    """Create the serving and the collection profile of a mixed one, both or neither (one transaction)."""
-    if not profile_is_mixed(profile):
-        raise DomainError("only a profile with both return_sampling_mask and speculative_config can be split")
-    verdicts = profile_split_check(profile)
-    if not all(verdict.valid for verdict in verdicts.values()):
-        raise SplitInvalid(verdicts)
-    plan = profile_split_plan(profile)
-    with transaction.atomic():
-        return {
-            kind: profile_create(actor=actor, team=profile.team, data=data) for kind, data in plan.items()
-        }

@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from accounts import permissions
 from accounts.audit import audit_record
+from validation.errors import DomainError
 
-from ..errors import DomainError
-from ..models import Recheck, Verdict, Waiver
+from ..models import Profile, Recheck, Verdict, Waiver
 from .rechecks import recheck_start
 
 
@@ -68,8 +68,7 @@ def _snapshot(waiver: Waiver) -> dict:
 def _lock_waivers_of(profile_id: int, precondition: Callable[[], None] | None) -> None:
     """Lock the profile's row (its waivers change as one resource), then run the caller's precondition
     (an ``If-Match`` check) under that lock, so that a check and the write that follows it are atomic."""
-    profiles = Waiver._meta.get_field("profile").remote_field.model  # validation does not import profiles
-    profiles.objects.select_for_update().filter(pk=profile_id).values_list("pk", flat=True).first()
+    Profile.objects.select_for_update().filter(pk=profile_id).values_list("pk", flat=True).first()
     if precondition is not None:
         precondition()
 
