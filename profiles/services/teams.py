@@ -44,6 +44,24 @@ def _team_locked(team: Team, precondition: Callable[[], None] | None) -> Team:
     return locked
 
 
+def _team_set_audited(actor, team: Team, field: str, value, *, shown: Callable) -> None:
+    """Set one field of a locked team and write the audit entry with its value before and after (as
+    ``shown`` renders it)."""
+    before = {field: shown(getattr(team, field))}
+    setattr(team, field, value)
+    team.save(update_fields=[field])
+    audit_record(
+        actor=actor,
+        action="team.update",
+        object_type="team",
+        object_id=team.pk,
+        object_repr=team.slug,
+        team=team,
+        before=before,
+        after={field: shown(value)},
+    )
+
+
 def team_set_default_node_type(
     *, actor, team: Team, name: str, precondition: Callable[[], None] | None = None
 ) -> Team:
@@ -55,18 +73,8 @@ def team_set_default_node_type(
     node_type = _node_type(name.strip()) if name.strip() else None
     with transaction.atomic():
         team = _team_locked(team, precondition)
-        before = {"default_node_type": team.default_node_type.name if team.default_node_type else ""}
-        team.default_node_type = node_type
-        team.save(update_fields=["default_node_type"])
-        audit_record(
-            actor=actor,
-            action="team.update",
-            object_type="team",
-            object_id=team.pk,
-            object_repr=team.slug,
-            team=team,
-            before=before,
-            after={"default_node_type": team.default_node_type.name if team.default_node_type else ""},
+        _team_set_audited(
+            actor, team, "default_node_type", node_type, shown=lambda value: value.name if value else ""
         )
         followers = VerdictRecord.objects.filter(profile__team=team, profile__node_type__isnull=True)
         recheck_start(cause="manual", verdicts=followers)
@@ -100,17 +108,5 @@ def team_set_sso_groups(
         clean[name] = role
     with transaction.atomic():
         team = _team_locked(team, precondition)
-        before = {"sso_groups": team.sso_groups}
-        team.sso_groups = clean
-        team.save(update_fields=["sso_groups"])
-        audit_record(
-            actor=actor,
-            action="team.update",
-            object_type="team",
-            object_id=team.pk,
-            object_repr=team.slug,
-            team=team,
-            before=before,
-            after={"sso_groups": clean},
-        )
+        _team_set_audited(actor, team, "sso_groups", clean, shown=lambda value: value)
     return team
