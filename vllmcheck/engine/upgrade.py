@@ -57,7 +57,7 @@ def _rope_theta(value: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     return {"hf_overrides": {"rope_theta": value}}
 
 
-# vLLM's own mapping of the old --task values (ModelConfig._get_default_runner_type/_convert_type, 0.10.x)
+# vLLM's own mapping of the old --task values (ModelConfig's default runner and convert per task, 0.10.x)
 _TASK_TO = {
     "generate": {"runner": "generate"},
     "transcription": {"runner": "generate"},
