@@ -14,12 +14,18 @@ Helm values), then prints:
   many yield a profile, a "not checked" finding, a parse error (exit 2), or nothing at all (a silent
   pass; the target is none).
 
+A launch whose arguments the catalog refuses is still read: where real vLLM refuses the same launch too
+(its verdict recorded in ``conformance/vllm_verdicts/<release>.json`` for the text's case, at the release
+the product checked it against), the text counts as "read, refused as vLLM refuses it"; the legacy
+``vllm.entrypoints.api_server`` is "not checked" by design and counted apart.
+
 The corpus is a hold-out set: this script only measures; nothing in the product is tuned on it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -31,6 +37,8 @@ from vllmcheck.engine.types import ParseError
 from vllmcheck.linter.data import ShippedData
 
 CORPUS = Path(__file__).resolve().parent / "conformance" / "corpus"
+VERDICTS = Path(__file__).resolve().parent / "conformance" / "vllm_verdicts"
+LEGACY = "vllm.entrypoints.api_server"
 COMMAND_FORMS = ("command", "script", "docker", "dockerfile", "compose", "python")
 MANIFEST_FORMS = ("k8s", "helm-values")
 
@@ -38,6 +46,27 @@ MANIFEST_FORMS = ("k8s", "helm-values")
 def _catalog(data: ShippedData, release: str | None):
     version = release if release in data.versions else data.newest
     return data.catalog(version)
+
+
+def vllm_refuses(entry: dict, release: str) -> bool:
+    """Whether real vLLM ``release`` refused (at start-up's argument parsing or config) every case recorded
+    for the text; False when no verdict is recorded at that release."""
+    path = VERDICTS / f"{release}.json"
+    if not path.exists() or not entry.get("cases"):
+        return False
+    verdicts = {v["id"]: v for v in json.loads(path.read_text())["verdicts"]}
+    recorded = [verdicts.get(case) for case in entry["cases"]]
+    return all(v is not None and not v["ok"] for v in recorded)
+
+
+def checked_release(text: str, data: ShippedData) -> str:
+    """The release the product checks the text's first launch against (its image tag's, else the newest)."""
+    try:
+        found = intake.find_launches(text, releases=data.versions)
+    except ParseError:
+        return data.newest
+    release = found.launches[0].release if found.launches else None
+    return release if release in data.versions else data.newest
 
 
 def read_command_text(text: str, data: ShippedData) -> tuple[int, int, str | None]:
@@ -111,14 +140,22 @@ def main(argv: list[str] | None = None) -> int:
     empty = [t for t in texts if t["form"] in COMMAND_FORMS and not t.get("launches")]
     manifest_texts = [t for t in texts if t["form"] in MANIFEST_FORMS and t.get("launches")]
 
-    read = found_refused = same_count = 0
+    read = found_refused = as_vllm = legacy = same_count = 0
     missed: list[str] = []
     for entry in commands:
-        found, parsed, error = read_command_text((CORPUS / entry["file"]).read_text(), data)
+        text = (CORPUS / entry["file"]).read_text()
+        found, parsed, error = read_command_text(text, data)
         if parsed:
             read += 1
+        elif found:
+            found_refused += 1
+            release = checked_release(text, data)
+            agrees = vllm_refuses(entry, release)
+            as_vllm += agrees
+            verdict = f"vLLM {release} refuses it too" if agrees else f"no refusal of vLLM {release} recorded"
+            missed.append(f"{entry['id']} ({entry['form']}, {found} found; {verdict}): {error}")
         else:
-            found_refused += found > 0
+            legacy += LEGACY in (error or "")
             missed.append(f"{entry['id']} ({entry['form']}, {found} found): {error}")
         if found == len(entry["launches"]) and parsed == found:
             same_count += 1
@@ -126,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     for entry in empty:
         found, _, _ = read_command_text((CORPUS / entry["file"]).read_text(), data)
         extra += found > 0
+        if found:
+            missed.append(f"{entry['id']} ({entry['form']}): no launch by hand, read as {found} launch(es)")
 
     outcomes: dict[str, int] = {}
     silent_ids: list[str] = []
@@ -141,6 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  launch found, but its arguments do not parse with its release's catalog: {found_refused}")
     share = 100 * (read + found_refused) / total
     print(f"  launch found (read, or its arguments refused): {read + found_refused} ({share:.1f}%)")
+    print(f"    of them refused as real vLLM refuses the same launch (recorded verdict): {as_vllm}")
+    share = 100 * (read + as_vllm) / total
+    print(f"  read: parsed, or refused as vLLM refuses it: {read + as_vllm} ({share:.1f}%)")
+    print(f"  not checked by design (the legacy {LEGACY}): {legacy}")
+    share = 100 * (read + as_vllm) / max(1, total - legacy)
+    print(f"  read, of the texts that run the OpenAI-compatible server: {read + as_vllm} ({share:.1f}%)")
     print(f"  as many launches as the hand-written list, all parsed: {same_count}")
     print(f"command texts with no launch: {len(empty)}; read as a launch anyway: {extra}")
     print(f"manifests that run vLLM: {len(manifest_texts)} (as vllm-profiles-lint FILE reads them)")

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import intake_markup, shell
+from . import intake_held, intake_markup, shell
 from .parse import safe_load_bounded
 from .types import ParseError, parse_version
 from .unknowns import REFERENCE as _REFERENCE
@@ -211,7 +211,7 @@ def _read(text: str, kind: str, bound: dict[str, str]) -> Intake:
         python = _python(plain, bound)
         if python:
             return Intake("python", python)
-        launches = _pasted_arguments(plain, bound)
+        launches = _pasted_arguments(plain, bound) or _held_launches(plain, bound)
     if not launches and reader.errors:
         raise reader.errors[0]
     many_lines = len([ln for ln in plain.splitlines() if ln.strip()]) > 1
@@ -604,19 +604,8 @@ class _Script:
                 item.gpus = launch.gpus if launch.gpus is not None else item.gpus
             self.launches.extend(found)
             return None
-        start = launcher_start(args)
-        if start is not None:
-            argv = args[start:]
-        elif _is_vllm_image(image):
-            argv = ["vllm", "serve", *args]  # the image's ENTRYPOINT is `vllm serve` (api_server before)
-        elif args and (
-            any(a.startswith("--") for a in args)
-            and "vllm" in image.lower()
-            or any(_VLLM_FLAG.match(a) for a in args)
-        ):
-            argv = ["vllm", "serve", *args]
-            launch.notes.append(f"{image} is read as running `vllm serve` (the arguments are vLLM's)")
-        else:
+        argv = _container_argv(image, args, container_env, launch)
+        if argv is None:
             return None
         launch.env = {**{k: self._expand(v, launch) for k, v in env.items() if k != "CUDA_VISIBLE_DEVICES"}}
         launch.env.update(container_env)
@@ -845,10 +834,41 @@ _DOCKER_BOOL = frozenset(
         "-q",
     }
 )
+# Flags that say vLLM (not flags other servers share); a flag ends at `=` or its word's end (`--model-path` is
+# SGLang's, not `--model`).
 _VLLM_FLAG = re.compile(
     r"^--(model|tensor-parallel-size|served-model-name|max-model-len|gpu-memory-utilization|dtype|"
-    r"quantization|trust-remote-code|pipeline-parallel-size|max-num-seqs|enforce-eager)\b"
+    r"quantization|trust-remote-code|pipeline-parallel-size|max-num-seqs|enforce-eager|max-num-batched-tokens|"
+    r"enable-prefix-caching|enable-chunked-prefill|speculative-config|compilation-config|enable-auto-tool-choice|"
+    r"limit-mm-per-prompt|enable-expert-parallel|swap-space)(?=$|=)"
 )
+
+
+def _container_argv(image: str, args: list[str], env: Mapping[str, str], launch: Launch) -> list[str] | None:
+    """What a container of ``image`` given ``args`` runs, as a vLLM argv; None when it is not vLLM."""
+    start = launcher_start(args)
+    if start is not None:
+        return args[start:]
+    if _is_vllm_image(image):  # the image's ENTRYPOINT is `vllm serve` (api_server before)
+        held = None if args else intake_held.args_variable(env, _VLLM_FLAG)
+        if held is not None:
+            launch.notes.append(
+                f"the container is given no arguments: the arguments its {held[0]} variable holds are read "
+                "as those of `vllm serve` (the image's entrypoint passes them on)"
+            )
+            return ["vllm", "serve", *held[1]]
+        return ["vllm", "serve", *args]
+    first = args[0].rsplit("/", 1)[-1] if args else ""
+    if _PYTHON.match(first) or first in _SHELLS:
+        return None  # the container runs a program of its own (`python3 -m sglang.launch_server ...`)
+    if args and (
+        any(a.startswith("--") for a in args)
+        and "vllm" in image.lower()
+        or any(_VLLM_FLAG.match(a) for a in args)
+    ):
+        launch.notes.append(f"{image} is read as running `vllm serve` (the arguments are vLLM's)")
+        return ["vllm", "serve", *args]
+    return None
 
 
 def _docker_bool(name: str) -> bool:
@@ -898,7 +918,11 @@ def _pasted_arguments(text: str, bound: Mapping[str, str]) -> list[Launch]:
         if not any(_VLLM_FLAG.match(word) for word in argv):
             return []
         # a container's arguments: its command (api_server in the manifests of record) is elsewhere
-        launcher = ["vllm", "serve"] if how.startswith("only") else ["python3", "-m", _API_SERVER]
+        # a model first is `vllm serve`'s positional, which the api_server module does not take
+        positional = bool(argv) and not argv[0].startswith("-")
+        launcher = (
+            ["vllm", "serve"] if how.startswith("only") or positional else ["python3", "-m", _API_SERVER]
+        )
         argv, start = [*launcher, *argv], 0
         how += f": read as the arguments of `{' '.join(launcher)}`"
     launch = Launch(form="command", line=line, argv=[])
@@ -907,6 +931,26 @@ def _pasted_arguments(text: str, bound: Mapping[str, str]) -> list[Launch]:
     launch.notes.insert(0, how)
     script._account(launch)
     return [launch] if launch.argv else []
+
+
+def _held_launches(text: str, bound: Mapping[str, str]) -> list[Launch]:
+    """A launch the text holds without a command line: vLLM's own ``non-default args`` log line, or a
+    variable holding vLLM's arguments (``VLLM_ARGS=...``) beside the model another variable names."""
+    held = intake_held.logged_arguments(text) or intake_held.env_arguments(text, _VLLM_FLAG)
+    out: list[Launch] = []
+    for item in held:
+        launch = Launch(form="command", line=item.line, argv=[], release=item.release)
+        script = _Script(bound)
+        launch.argv = script.expand_words(item.argv, launch)
+        launch.notes.extend(item.notes)
+        for placeholder in item.unknown:
+            launch.variables[placeholder[1:-1]] = {
+                "unknown": True,
+                "how": "a value vLLM logged as a Python object",
+            }
+        script._account(launch)
+        out.append(launch)
+    return out
 
 
 def _yaml_arguments(text: str) -> tuple[list[str], int, str] | None:
@@ -1261,11 +1305,17 @@ class _PyNames(dict):
         self.lines: dict[str, int] = {}
         self.environ: dict[str, str] = {}
         self.used: dict[str, bool] = {}  # the names a launch read, recorded on it
+        self.literals: dict[str, Any] = {}  # names bound to a literal (a dict of settings, a number)
 
 
 def _py_names(tree: ast.Module) -> _PyNames:
     names = _PyNames()
     for node in sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                names.literals[node.targets[0].id] = intake_held.literal_value(node.value, names.literals)
+            except ValueError:
+                names.literals.pop(node.targets[0].id, None)
         if len(node.targets) != 1 or not isinstance(node.value, ast.Constant):
             continue
         target, value = node.targets[0], node.value.value
@@ -1359,9 +1409,9 @@ def _py_engine_flag(keyword: ast.keyword, names: _PyNames, launch: Launch) -> li
     if isinstance(value, ast.Constant) and value.value is True:
         return [flag]
     if isinstance(value, ast.Dict | ast.List | ast.Tuple):
-        try:
-            return [flag, json.dumps(ast.literal_eval(value))]
-        except ValueError:
+        try:  # `{"max_pixels": 1280 * 28 * 28}`: the arithmetic worked out
+            return [flag, json.dumps(intake_held.literal_value(value, names.literals))]
+        except (ValueError, TypeError):
             pass
     return [flag, _py_word(value, names)]
 
@@ -1427,4 +1477,10 @@ def _py_word(node: ast.AST, names: _PyNames | None = None) -> str:
         return "".join(parts)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and node.args:
         return _py_word(node.args[0], names)
+    if isinstance(node, ast.Call) and ast.unparse(node.func) == "json.dumps" and len(node.args) == 1:
+        try:  # `json.dumps(speculative_config)`: a dict the code writes out
+            literals = names.literals if names is not None else {}
+            return json.dumps(intake_held.literal_value(node.args[0], literals))
+        except (ValueError, TypeError):
+            pass
     return f"<{ast.unparse(node)}>"
