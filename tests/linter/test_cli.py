@@ -173,6 +173,30 @@ def test_a_vllm_manifest_without_a_readable_container_says_not_checked(tmp_path)
     assert run_lint("--strict", str(manifest)).returncode == 2
 
 
+def test_held_arguments_are_checked_and_unreadable_ones_are_not_checked_in_every_format(tmp_path):
+    """A launch held without a command line (vLLM's logged `non-default args`, VLLM_ARGS beside the model
+    variable) is checked; an arguments variable that holds none of vLLM's flags is "not checked", an error
+    under --strict, in the text report, SARIF and GitHub annotations alike."""
+    log = ROOT / "tests" / "fixtures" / "intake_training" / "log-non-default-ascend.txt"
+    proc = run_lint("--strict", str(log))
+    assert proc.returncode == 0 and "vLLM 0.11.0: valid" in proc.stdout, proc.stdout
+    assert "read from vLLM's own log line `non-default args: {...}` on line 2" in proc.stdout
+    env = tmp_path / "vllm.env"
+    env.write_text("VLLM_MODEL=facebook/opt-125m\nVLLM_ARGS=--max-num-seqs 0 --max-model-len 512\n")
+    proc = run_lint("--vllm-version", "0.33.0", str(env))
+    assert proc.returncode == 1 and "--max-num-seqs must be at least 1, got 0" in proc.stdout, proc.stdout
+    env.write_text("VLLM_MODEL=facebook/opt-125m\nVLLM_ARGS=--custom-flag 1\n")
+    why = "it sets a variable of arguments (`...ARGS=`), but shows no launch that passes it on"
+    text = run_lint("--strict", str(env))
+    assert text.returncode == 2 and why in text.stdout, text.stdout
+    sarif = json.loads(run_lint("--strict", "--format", "sarif", str(env)).stdout)
+    results = sarif["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [("not-checked", "error")]
+    assert why in results[0]["message"]["text"]
+    github = run_lint("--strict", "--format", "github", str(env)).stdout
+    assert github.startswith("::error file=") and why in github
+
+
 def test_strict_fails_on_not_checked_but_not_on_a_checked_profile(tmp_path):
     good = tmp_path / "serve.sh"
     good.write_text("vllm serve facebook/opt-125m --max-num-seqs 8\n")

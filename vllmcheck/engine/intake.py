@@ -235,6 +235,13 @@ def _why_nothing(text: str, form: str) -> str:
             "it runs vllm.entrypoints.api_server, vLLM's legacy demo server, not the OpenAI-compatible "
             "server (`vllm serve`) that profiles describe"
         )
+    if re.search(r"non-default args: \{", text):
+        return "vLLM's `non-default args: {...}` log line in it could not be read as a launch"
+    if re.search(r"^\W*[A-Za-z0-9_]*ARGS=", text, re.M):
+        return (
+            "it sets a variable of arguments (`...ARGS=`), but shows no launch that passes it on and the "
+            "variable holds none of vLLM's flags"
+        )
     if form == "dockerfile":
         return (
             "the Dockerfile's ENTRYPOINT/CMD does not run `vllm serve` (a script it starts is not part of it)"
@@ -948,6 +955,9 @@ def _held_launches(text: str, bound: Mapping[str, str]) -> list[Launch]:
                 "unknown": True,
                 "how": "a value vLLM logged as a Python object",
             }
+            launch.notes.append(
+                f"vLLM logged {placeholder[1:-1]} as a Python object: that value is not known here"
+            )
         script._account(launch)
         out.append(launch)
     return out
