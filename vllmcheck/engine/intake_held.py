@@ -125,14 +125,18 @@ def _word(node: ast.AST, held: Held) -> str:
 
 # `VLLM_ARGS=...`, `EXTRA_VLLM_ARGS=...`, `VLLM_ADDITIONAL_ARGS=...`: in an env file, a list of settings, a
 # comment that documents a template (`#   VLLM_ARGS=...`), or `export`.
+# `NAME=value` (env files, shells) or `NAME: value` (YAML settings), a comment after a quoted YAML value.
 _ARGS_LINE = re.compile(
-    r"^\s*(?:[-*]\s+|#\s*|export\s+|set\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*ARGS)=(?P<value>.*\S)\s*$"
+    r"^\s*(?:[-*]\s+|#\s*|export\s+|set\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*ARGS)(?:=|:[ \t]+)"
+    r"(?P<value>.*\S)\s*$"
 )
 _MODEL_LINE = re.compile(
-    r"^\s*(?:[-*]\s+|#\s*|export\s+|set\s+)?(?P<name>(?:VLLM_)?MODEL(?:_NAME|_ID|_PATH)?)=(?P<value>\S+)\s*$"
+    r"^\s*(?:[-*]\s+|#\s*|export\s+|set\s+)?(?P<name>(?:VLLM_)?MODEL(?:_NAME|_ID|_PATH)?)(?:=|:[ \t]+)"
+    r"(?P<value>['\"]?[^\s'\"#]+['\"]?)(?:\s+#.*)?\s*$"
 )
 _ARGS_NAME = re.compile(r"(?:^|_)ARGS$")
 _VLLM_ARGS_NAME = re.compile(r"VLLM", re.I)
+_EXTRA_NAME = re.compile(r"EXTRA|ADDITIONAL|ADDL", re.I)
 
 
 def args_variable(env: Mapping[str, str], vllm_flag: re.Pattern[str]) -> tuple[str, list[str]] | None:
@@ -173,6 +177,10 @@ def env_arguments(text: str, vllm_flag: re.Pattern[str]) -> list[Held]:
         f"the arguments {name} holds (line {number}) are read as those of `vllm serve` (the text does not "
         "show the command that passes them on)"
     )
+    if _EXTRA_NAME.search(name):
+        held.notes.append(
+            f"{name} holds extra arguments: the command that passes them on may give others, not checked here"
+        )
     if not any(w == "--model" or w.startswith("--model=") for w in words) and models:
         model_name = next(iter(models))
         value, model_line = models[model_name]
@@ -183,9 +191,13 @@ def env_arguments(text: str, vllm_flag: re.Pattern[str]) -> list[Held]:
 
 
 def _unquoted(value: str) -> str:
+    """A value without its quotes (and a comment after them: `"--enforce-eager" # optional args`)."""
     value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
+    if value[:1] in ("'", '"'):
+        end = value.find(value[0], 1)
+        rest = value[end + 1 :].strip() if end > 0 else None
+        if rest is not None and (not rest or rest.startswith("#")):
+            return value[1:end]
     return value
 
 
