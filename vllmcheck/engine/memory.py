@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .memory_mxfp4 import mxfp4_expert_bytes, mxfp4_kernel
 from .types import Finding, parse_version
 
 GiB = 1 << 30
@@ -110,10 +111,9 @@ QUANT_BYTES = {
     "bitsandbytes": 0.5 + 4 / 64,
     "nvfp4": 0.5 + 1 / 16,
     "modelopt_fp4": 0.5 + 1 / 16,
-    # mxfp4 (gpt-oss experts): 0.5 + 1/32 in the checkpoint, but vLLM's Hopper kernels pad the 2880-wide
-    # expert matrices: 0.58 calibrated on gpt-oss-120b's logged weights (benchmarks/memory, a fit run), and
-    # gpt-oss-20b (held out) then lands within 1%.
-    "mxfp4": 0.58,
+    # mxfp4 (gpt-oss experts): 0.5 + 1/32 in the checkpoint; the experts as vLLM pads them per release and
+    # GPU are counted by memory_mxfp4.mxfp4_expert_bytes, this is only the bytes of other mxfp4 layers
+    "mxfp4": 0.5 + 1 / 32,
     "gguf": 0.5 + 2.5 / 32,
     "experts_int8": 1.0,
 }
@@ -432,10 +432,13 @@ def weights_per_gpu(
     quantization: str | None = None,
     dtype: str | None = None,
     total_size: int | None = None,
+    gpu: str | None = None,
+    version: str | None = None,
 ) -> int:
     """Bytes of weights on the most loaded GPU: TP shards every linear layer and the vocabulary, PP gives each
     stage its layers (the first the embeddings, the last the output projection), EP spreads whole experts
-    over TP x DP GPUs (without EP they are TP-sharded: the same bytes per GPU)."""
+    over TP x DP GPUs (without EP they are TP-sharded: the same bytes per GPU). mxfp4 experts are held as
+    the release's kernel pads them on ``gpu`` (memory_mxfp4)."""
     counts = param_counts(config)
     layers = max(1, counts["layers"])
     stage_layers = math.ceil(layers / pp)
@@ -453,14 +456,29 @@ def weights_per_gpu(
     other_bytes = per_dtype if experts_only and experts else qbytes
     attn = counts["layers"] * counts["attn"]
     attn_bytes = per_dtype if _unquantized_attention(config) else other_bytes
+    expert_bytes = experts / ep_gpus * qbytes
+    if experts_only and experts:
+        expert_bytes = _mxfp4_experts(config, counts, tp, ep_gpus if expert_parallel else 0, gpu, version)
     body_bytes = (
-        ((dense + moe_other - attn) / tp * other_bytes + attn / tp * attn_bytes + experts / ep_gpus * qbytes)
+        ((dense + moe_other - attn) / tp * other_bytes + attn / tp * attn_bytes + expert_bytes)
         * stage_layers
         / layers
     )
     embed_bytes = counts["embed"] * per_dtype / tp / (2 if pp > 1 else 1)
     vision_bytes = counts["vision"] * per_dtype / tp if pp == 1 else counts["vision"] * per_dtype / tp / 2
     return int(body_bytes + embed_bytes + vision_bytes)
+
+
+def _mxfp4_experts(config, counts, tp: int, ep_gpus: int, gpu: str | None, version: str | None) -> float:
+    """Bytes of every layer's mxfp4 experts on one GPU: whole experts over the EP GPUs (``ep_gpus``, 0
+    without EP), else each expert's intermediate split over TP, padded as the release's kernel pads it."""
+    cfg = text_config(config)
+    hidden = counts["hidden"]
+    inter = _int(cfg, "moe_intermediate_size", "intermediate_size", default=4 * hidden)
+    local = _cdiv(_num_experts(cfg), ep_gpus) if ep_gpus else _num_experts(cfg)
+    part = inter if ep_gpus else _cdiv(inter, tp)
+    kernel = mxfp4_kernel(gpu, version)
+    return counts["moe_layers"] * local * mxfp4_expert_bytes(hidden, part, kernel, version)
 
 
 def _checkpoint_per_gpu(
@@ -796,8 +814,13 @@ def _verdict(layout, version, gpu_name, weights, requested, available, band, nee
     return verdict, reason, message, estimated_max_len
 
 
-def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, checkpoint, notes: list) -> tuple[int, str]:
-    """(the weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU; their basis)."""
+def _weights(
+    config, args, parallel, checkpoint, notes: list, where: tuple[str, str | None]
+) -> tuple[int, str]:
+    """(the weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU; their basis).
+    ``parallel``: (tp, pp, dp, expert parallel); ``where``: (the GPU, the release), which the padding of
+    mxfp4 experts depends on."""
+    tp, pp, dp, ep = parallel
     total_size, basis, note = checkpoint_bytes(config, checkpoint, args)
     if note:
         notes.append(note)
@@ -810,6 +833,8 @@ def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, checkpoint, note
         quantization=args.get("quantization"),
         dtype=args.get("dtype"),
         total_size=total_size,
+        gpu=where[0],
+        version=where[1],
     )
     offload = args.get("cpu_offload_gb")
     if isinstance(offload, int | float) and not isinstance(offload, bool) and offload > 0:
@@ -896,7 +921,7 @@ def estimate(
     terms_name, terms = terms_of(version)
     max_model_len, max_num_seqs, batched, util = _limits(config, args, gpu_name, total, terms_name)
     kv_bytes_arg = args.get("kv_cache_memory_bytes") or args.get("kv_cache_memory")
-    weights, basis = _weights(config, args, tp, pp, dp, ep, checkpoint, notes)
+    weights, basis = _weights(config, args, (tp, pp, dp, ep), checkpoint, notes, (gpu_name, version))
     layout = kv_layout(
         config,
         tp=tp,
