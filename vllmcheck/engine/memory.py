@@ -172,6 +172,16 @@ TERMS: dict[str, dict[str, float]] = {
 }
 
 
+# The dummy sampler run's peak in bytes per request per vocabulary entry where vLLM samples with PyTorch's
+# sort by default, counted from the code rather than fitted: 0.11.1-0.16 (FlashInfer's sampler became opt-in,
+# VLLM_USE_FLASHINFER_SAMPLER=1, in 0.11.1; 0.17 added a Triton top-k/top-p for batches of 8 or more).
+# Sampler.forward holds the model's bf16 logits (2) and their float32 copy (4); apply_top_k_top_p's
+# logits.sort allocates the sorted values (4) and int64 indices (8), and PyTorch's segmented sort
+# (SortStable.cu segmented_sort_pairs, over 128 rows) an int64 index per entry (8) and cub's radix-sort
+# double buffer of keys and values (4 + 8). After the sort the top-p softmax and the scatter peak lower (28).
+SAMPLER_TORCH_SORT = 2 + 4 + 4 + 8 + 8 + (4 + 8)
+
+
 def terms_of(version: str | None) -> tuple[str, dict[str, float]]:
     v = parse_version(version)
     if v is None or v.release >= (0, 20):
@@ -180,6 +190,8 @@ def terms_of(version: str | None) -> tuple[str, dict[str, float]]:
         name = "v1"
     else:
         name = "v0"
+    if v is not None and (0, 11, 1) <= v.release < (0, 17):
+        return name, {**TERMS[name], "sampler": float(SAMPLER_TORCH_SORT)}
     return name, TERMS[name]
 
 
