@@ -294,3 +294,17 @@ def test_mxfp4_experts_are_held_as_the_releases_kernel_pads_them(gpu, version, l
     assert strided < est.weights
     # on an A100 every release uses Marlin (compute capability below 9)
     assert estimate(gpu="A100", version="0.11.0", config=GPT_OSS_120B).weights > strided
+
+
+def test_the_cuda_graphs_vllm_profiles_are_counted_as_it_logs_them():
+    from vllmcheck.engine.memory_graphs import graph_counts
+
+    # vLLM 0.19's log with --max-num-seqs 128 (issue #39610): "Profiling CUDA graph memory: PIECEWISE=35
+    # (largest=256), FULL=19 (largest=128)"
+    assert graph_counts({"max_num_seqs": 128}, 128, 8192) == (35, 19, 256)
+    assert graph_counts({"enforce_eager": True}, 128, 8192) == (0, 0, 0)
+    # from 0.20 the estimate is subtracted before the KV cache is sized; --enforce-eager captures no graph
+    graphs = estimate(gpu="H100", version="0.34.0")
+    eager = estimate(gpu="H100", version="0.34.0", enforce_eager=True)
+    assert graphs.cudagraph > 0 and eager.cudagraph == 0 and eager.kv_tokens > graphs.kv_tokens
+    assert estimate(gpu="H100", version="0.19.0").cudagraph == 0

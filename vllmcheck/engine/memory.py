@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .memory_graphs import cudagraph_estimate, graph_counts
 from .memory_mxfp4 import mxfp4_expert_bytes, mxfp4_kernel
 from .types import Finding, parse_version
 
@@ -124,7 +125,7 @@ QUANT_BYTES = {
 #   act_fixed   fixed activation/workspace bytes of the profile run
 #   sampler     bytes per sequence per vocabulary entry of the dummy sampler run (float32 logits and copies)
 #   non_torch   CUDA context and allocator overhead on one GPU; non_torch_tp added with TP/PP > 1 (NCCL)
-#   graphs      CUDA graph estimate: fixed + per layer (releases that subtract it: >= 0.20)
+#   graphs      CUDA graph estimate (releases that subtract it: >= 0.20): first capture + per graph per layer
 #   band        relative half-width of the uncertainty band on the non-weight terms, plus band_fixed bytes
 TERMS: dict[str, dict[str, float]] = {
     # Calibrated by `benchmarks/memory/score.py --calibrate` on the runs marked fit (the held-out half is
@@ -158,14 +159,18 @@ TERMS: dict[str, dict[str, float]] = {
         "band_fixed": 0.35 * GiB,
     },
     "v1-graphs": {  # >= 0.20: the v1 terms, and VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts the
-        # CUDA graph estimate (vLLM logs 0.5-1 GiB for dense models; no published run here to fit it)
+        # CUDA graph estimate, counted per graph as vLLM's profile_cudagraph_memory does (memory_graphs): the
+        # first capture is the forward's activation at the largest capture size (act_token) plus
+        # graphs_fixed, every further graph graphs_layer per decoder layer of the stage. graphs_layer: 0.2
+        # MiB, from one published log not in runs.yaml (vLLM issue #39610: 0.67 GiB estimated for PIECEWISE=35
+        # and FULL=19 graphs of a 62-layer MiniMax-M2 at TP4): no run here checks it.
         "act_token": 5.0,  # nosec B105  # a memory term named act_token, not a secret
         "act_fixed": 0.15 * GiB,
         "sampler": 40.0,
         "non_torch": 0.35 * GiB,
         "non_torch_tp": 2.0 * GiB,
-        "graphs_fixed": 0.25 * GiB,
-        "graphs_layer": 12 * MiB,
+        "graphs_fixed": 0.0,
+        "graphs_layer": 0.2 * MiB,
         "band": 0.35,
         "band_fixed": 0.35 * GiB,
     },
@@ -881,10 +886,12 @@ def _overheads(
     sampler = terms["sampler"] * min(max_num_seqs, batched) * counts["vocab"]
     activation = int(max(forward, sampler) + terms["act_fixed"])
     non_torch = int(terms["non_torch"] + (terms["non_torch_tp"] if tp * pp * ep_ranks > 1 else 0))
-    eager = bool(args.get("enforce_eager"))
-    cudagraph = (
-        0 if eager else int(terms["graphs_fixed"] + terms["graphs_layer"] * math.ceil(counts["layers"] / pp))
-    )
+    cudagraph = 0
+    if terms["graphs_layer"] > 0:  # the releases that subtract vLLM's CUDA graph estimate (memory_graphs)
+        piecewise, full, largest = graph_counts(args, max_num_seqs, batched)
+        first = terms["graphs_fixed"] + terms["act_token"] * largest * (h + 2 * inter / tp) * 2
+        per_graph = terms["graphs_layer"] * math.ceil(counts["layers"] / pp)
+        cudagraph = cudagraph_estimate(first, per_graph, piecewise, full)
     return activation, non_torch, cudagraph
 
 
