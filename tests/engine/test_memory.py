@@ -308,3 +308,33 @@ def test_the_cuda_graphs_vllm_profiles_are_counted_as_it_logs_them():
     eager = estimate(gpu="H100", version="0.34.0", enforce_eager=True)
     assert graphs.cudagraph > 0 and eager.cudagraph == 0 and eager.kv_tokens > graphs.kv_tokens
     assert estimate(gpu="H100", version="0.19.0").cudagraph == 0
+
+
+def test_the_profile_run_holds_a_vision_models_dummy_encoder_outputs():
+    # Qwen/Qwen2.5-VL-7B-Instruct's config.json (the fields the estimate reads)
+    vl = {
+        "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+        "hidden_size": 3584,
+        "intermediate_size": 18944,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 28,
+        "num_key_value_heads": 4,
+        "vocab_size": 152064,
+        "max_position_embeddings": 128000,
+        "vision_config": {
+            "depth": 32,
+            "hidden_size": 1280,
+            "intermediate_size": 3420,
+            "hidden_act": "silu",
+            "out_hidden_size": 3584,
+            "patch_size": 14,
+            "spatial_merge_size": 2,
+        },
+    }
+    images = estimate(gpu="H100", version="0.11.0", config=vl, max_model_len=32768)
+    text_only = estimate(
+        gpu="H100", version="0.11.0", config=vl, max_model_len=32768, limit_mm_per_prompt={"image": 0}
+    )
+    # 16,384 tokens of one largest image (the processor's default max_pixels) x 3584 x 2 bytes
+    assert images.activation - text_only.activation == 16384 * 3584 * 2
+    assert images.kv_tokens < text_only.kv_tokens

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .memory_encoder import encoder_cache_bytes
 from .memory_graphs import cudagraph_estimate, graph_counts
 from .memory_mxfp4 import mxfp4_expert_bytes, mxfp4_kernel
 from .types import Finding, parse_version
@@ -952,6 +953,8 @@ def estimate(
     activation, non_torch, cudagraph = _overheads(
         terms, counts, args, (tp, pp, dp, ep), batched, max_num_seqs
     )
+    if terms_name != "v0":  # the v1 profile run holds the dummy encoder outputs (memory_encoder)
+        activation += encoder_cache_bytes(config, args, batched, max_model_len, counts["hidden"])
     requested, available, band = _budget(
         kv_bytes_arg, total, util, weights, activation, non_torch, cudagraph, terms, notes
     )
