@@ -255,3 +255,86 @@ def test_refusals_quote_each_releases_text(version):
     ours = memory.max_len_message(version, 131072, 16 * memory.GiB, 3 * memory.GiB, 24000)
     for piece in filter(None, (p.strip() for p in max_len.split("\0"))):
         assert piece in ours, (version, piece)
+
+
+# openai/gpt-oss-120b's config.json (the fields the estimate reads): mxfp4 experts, bf16 attention and embeddings.
+GPT_OSS_120B = {
+    "architectures": ["GptOssForCausalLM"],
+    "hidden_size": 2880,
+    "intermediate_size": 2880,
+    "num_local_experts": 128,
+    "num_experts_per_tok": 4,
+    "num_hidden_layers": 36,
+    "num_attention_heads": 64,
+    "num_key_value_heads": 8,
+    "head_dim": 64,
+    "vocab_size": 201088,
+    "max_position_embeddings": 131072,
+    "sliding_window": 128,
+    "tie_word_embeddings": False,
+    "quantization_config": {"quant_method": "mxfp4"},
+}
+
+
+@pytest.mark.parametrize(
+    ("gpu", "version", "logged_gib"),
+    [
+        # vLLM's "Model loading took" of gpt-oss-120b on one H100: Marlin on 0.10.1 (torch 2.7.1), issue #23278
+        ("H100", "0.10.1", 65.9651),
+        # the Triton kernel's Hopper layout (torch >= 2.8.1), llm-d-benchmark's config explorer (late 2025)
+        ("H100", "0.11.1", 64.38),
+    ],
+)
+def test_mxfp4_experts_are_held_as_the_releases_kernel_pads_them(gpu, version, logged_gib):
+    est = estimate(gpu=gpu, version=version, config=GPT_OSS_120B, max_model_len=16000)
+    assert abs(est.weights / memory.GiB - logged_gib) <= 0.02 * logged_gib
+    # 0.11.0 pins torch 2.8.0: the Triton kernel keeps the strided layout, the experts as the checkpoint stores
+    # them (60.77 GiB with the bf16 layers), less than either padded layout
+    strided = estimate(gpu=gpu, version="0.11.0", config=GPT_OSS_120B, max_model_len=16000).weights
+    assert strided < est.weights
+    # on an A100 every release uses Marlin (compute capability below 9)
+    assert estimate(gpu="A100", version="0.11.0", config=GPT_OSS_120B).weights > strided
+
+
+def test_the_cuda_graphs_vllm_profiles_are_counted_as_it_logs_them():
+    from vllmcheck.engine.memory_graphs import graph_counts
+
+    # vLLM 0.19's log with --max-num-seqs 128 (issue #39610): "Profiling CUDA graph memory: PIECEWISE=35
+    # (largest=256), FULL=19 (largest=128)"
+    assert graph_counts({"max_num_seqs": 128}, 128, 8192) == (35, 19, 256)
+    assert graph_counts({"enforce_eager": True}, 128, 8192) == (0, 0, 0)
+    # from 0.20 the estimate is subtracted before the KV cache is sized; --enforce-eager captures no graph
+    graphs = estimate(gpu="H100", version="0.34.0")
+    eager = estimate(gpu="H100", version="0.34.0", enforce_eager=True)
+    assert graphs.cudagraph > 0 and eager.cudagraph == 0 and eager.kv_tokens > graphs.kv_tokens
+    assert estimate(gpu="H100", version="0.19.0").cudagraph == 0
+
+
+def test_the_profile_run_holds_a_vision_models_dummy_encoder_outputs():
+    # Qwen/Qwen2.5-VL-7B-Instruct's config.json (the fields the estimate reads)
+    vl = {
+        "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+        "hidden_size": 3584,
+        "intermediate_size": 18944,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 28,
+        "num_key_value_heads": 4,
+        "vocab_size": 152064,
+        "max_position_embeddings": 128000,
+        "vision_config": {
+            "depth": 32,
+            "hidden_size": 1280,
+            "intermediate_size": 3420,
+            "hidden_act": "silu",
+            "out_hidden_size": 3584,
+            "patch_size": 14,
+            "spatial_merge_size": 2,
+        },
+    }
+    images = estimate(gpu="H100", version="0.11.0", config=vl, max_model_len=32768)
+    text_only = estimate(
+        gpu="H100", version="0.11.0", config=vl, max_model_len=32768, limit_mm_per_prompt={"image": 0}
+    )
+    # 16,384 tokens of one largest image (the processor's default max_pixels) x 3584 x 2 bytes
+    assert images.activation - text_only.activation == 16384 * 3584 * 2
+    assert images.kv_tokens < text_only.kv_tokens

@@ -31,6 +31,9 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .memory_encoder import encoder_cache_bytes
+from .memory_graphs import cudagraph_estimate, graph_counts
+from .memory_mxfp4 import mxfp4_expert_bytes, mxfp4_kernel
 from .types import Finding, parse_version
 
 GiB = 1 << 30
@@ -110,10 +113,9 @@ QUANT_BYTES = {
     "bitsandbytes": 0.5 + 4 / 64,
     "nvfp4": 0.5 + 1 / 16,
     "modelopt_fp4": 0.5 + 1 / 16,
-    # mxfp4 (gpt-oss experts): 0.5 + 1/32 in the checkpoint, but vLLM's Hopper kernels pad the 2880-wide
-    # expert matrices: 0.58 calibrated on gpt-oss-120b's logged weights (benchmarks/memory, a fit run), and
-    # gpt-oss-20b (held out) then lands within 1%.
-    "mxfp4": 0.58,
+    # mxfp4 (gpt-oss experts): 0.5 + 1/32 in the checkpoint; the experts as vLLM pads them per release and
+    # GPU are counted by memory_mxfp4.mxfp4_expert_bytes, this is only the bytes of other mxfp4 layers
+    "mxfp4": 0.5 + 1 / 32,
     "gguf": 0.5 + 2.5 / 32,
     "experts_int8": 1.0,
 }
@@ -124,7 +126,7 @@ QUANT_BYTES = {
 #   act_fixed   fixed activation/workspace bytes of the profile run
 #   sampler     bytes per sequence per vocabulary entry of the dummy sampler run (float32 logits and copies)
 #   non_torch   CUDA context and allocator overhead on one GPU; non_torch_tp added with TP/PP > 1 (NCCL)
-#   graphs      CUDA graph estimate: fixed + per layer (releases that subtract it: >= 0.20)
+#   graphs      CUDA graph estimate (releases that subtract it: >= 0.20): first capture + per graph per layer
 #   band        relative half-width of the uncertainty band on the non-weight terms, plus band_fixed bytes
 TERMS: dict[str, dict[str, float]] = {
     # Calibrated by `benchmarks/memory/score.py --calibrate` on the runs marked fit (the held-out half is
@@ -158,18 +160,32 @@ TERMS: dict[str, dict[str, float]] = {
         "band_fixed": 0.35 * GiB,
     },
     "v1-graphs": {  # >= 0.20: the v1 terms, and VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 subtracts the
-        # CUDA graph estimate (vLLM logs 0.5-1 GiB for dense models; no published run here to fit it)
+        # CUDA graph estimate, counted per graph as vLLM's profile_cudagraph_memory does (memory_graphs): the
+        # first capture is the forward's activation at the largest capture size (act_token) plus
+        # graphs_fixed, every further graph graphs_layer per decoder layer of the stage. graphs_layer: 0.2
+        # MiB, from one published log not in runs.yaml (vLLM issue #39610: 0.67 GiB estimated for PIECEWISE=35
+        # and FULL=19 graphs of a 62-layer MiniMax-M2 at TP4): no run here checks it.
         "act_token": 5.0,  # nosec B105  # a memory term named act_token, not a secret
         "act_fixed": 0.15 * GiB,
         "sampler": 40.0,
         "non_torch": 0.35 * GiB,
         "non_torch_tp": 2.0 * GiB,
-        "graphs_fixed": 0.25 * GiB,
-        "graphs_layer": 12 * MiB,
+        "graphs_fixed": 0.0,
+        "graphs_layer": 0.2 * MiB,
         "band": 0.35,
         "band_fixed": 0.35 * GiB,
     },
 }
+
+
+# The dummy sampler run's peak in bytes per request per vocabulary entry where vLLM samples with PyTorch's
+# sort by default, counted from the code rather than fitted: 0.11.1-0.16 (FlashInfer's sampler became opt-in,
+# VLLM_USE_FLASHINFER_SAMPLER=1, in 0.11.1; 0.17 added a Triton top-k/top-p for batches of 8 or more).
+# Sampler.forward holds the model's bf16 logits (2) and their float32 copy (4); apply_top_k_top_p's
+# logits.sort allocates the sorted values (4) and int64 indices (8), and PyTorch's segmented sort
+# (SortStable.cu segmented_sort_pairs, over 128 rows) an int64 index per entry (8) and cub's radix-sort
+# double buffer of keys and values (4 + 8). After the sort the top-p softmax and the scatter peak lower (28).
+SAMPLER_TORCH_SORT = 2 + 4 + 4 + 8 + 8 + (4 + 8)
 
 
 def terms_of(version: str | None) -> tuple[str, dict[str, float]]:
@@ -180,6 +196,8 @@ def terms_of(version: str | None) -> tuple[str, dict[str, float]]:
         name = "v1"
     else:
         name = "v0"
+    if v is not None and (0, 11, 1) <= v.release < (0, 17):
+        return name, {**TERMS[name], "sampler": float(SAMPLER_TORCH_SORT)}
     return name, TERMS[name]
 
 
@@ -432,10 +450,13 @@ def weights_per_gpu(
     quantization: str | None = None,
     dtype: str | None = None,
     total_size: int | None = None,
+    gpu: str | None = None,
+    version: str | None = None,
 ) -> int:
     """Bytes of weights on the most loaded GPU: TP shards every linear layer and the vocabulary, PP gives each
     stage its layers (the first the embeddings, the last the output projection), EP spreads whole experts
-    over TP x DP GPUs (without EP they are TP-sharded: the same bytes per GPU)."""
+    over TP x DP GPUs (without EP they are TP-sharded: the same bytes per GPU). mxfp4 experts are held as
+    the release's kernel pads them on ``gpu`` (memory_mxfp4)."""
     counts = param_counts(config)
     layers = max(1, counts["layers"])
     stage_layers = math.ceil(layers / pp)
@@ -453,14 +474,29 @@ def weights_per_gpu(
     other_bytes = per_dtype if experts_only and experts else qbytes
     attn = counts["layers"] * counts["attn"]
     attn_bytes = per_dtype if _unquantized_attention(config) else other_bytes
+    expert_bytes = experts / ep_gpus * qbytes
+    if experts_only and experts:
+        expert_bytes = _mxfp4_experts(config, counts, tp, ep_gpus if expert_parallel else 0, gpu, version)
     body_bytes = (
-        ((dense + moe_other - attn) / tp * other_bytes + attn / tp * attn_bytes + experts / ep_gpus * qbytes)
+        ((dense + moe_other - attn) / tp * other_bytes + attn / tp * attn_bytes + expert_bytes)
         * stage_layers
         / layers
     )
     embed_bytes = counts["embed"] * per_dtype / tp / (2 if pp > 1 else 1)
     vision_bytes = counts["vision"] * per_dtype / tp if pp == 1 else counts["vision"] * per_dtype / tp / 2
     return int(body_bytes + embed_bytes + vision_bytes)
+
+
+def _mxfp4_experts(config, counts, tp: int, ep_gpus: int, gpu: str | None, version: str | None) -> float:
+    """Bytes of every layer's mxfp4 experts on one GPU: whole experts over the EP GPUs (``ep_gpus``, 0
+    without EP), else each expert's intermediate split over TP, padded as the release's kernel pads it."""
+    cfg = text_config(config)
+    hidden = counts["hidden"]
+    inter = _int(cfg, "moe_intermediate_size", "intermediate_size", default=4 * hidden)
+    local = _cdiv(_num_experts(cfg), ep_gpus) if ep_gpus else _num_experts(cfg)
+    part = inter if ep_gpus else _cdiv(inter, tp)
+    kernel = mxfp4_kernel(gpu, version)
+    return counts["moe_layers"] * local * mxfp4_expert_bytes(hidden, part, kernel, version)
 
 
 def _checkpoint_per_gpu(
@@ -796,8 +832,13 @@ def _verdict(layout, version, gpu_name, weights, requested, available, band, nee
     return verdict, reason, message, estimated_max_len
 
 
-def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, checkpoint, notes: list) -> tuple[int, str]:
-    """(the weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU; their basis)."""
+def _weights(
+    config, args, parallel, checkpoint, notes: list, where: tuple[str, str | None]
+) -> tuple[int, str]:
+    """(the weights' bytes on one GPU, less what --cpu-offload-gb moves to the CPU; their basis).
+    ``parallel``: (tp, pp, dp, expert parallel); ``where``: (the GPU, the release), which the padding of
+    mxfp4 experts depends on."""
+    tp, pp, dp, ep = parallel
     total_size, basis, note = checkpoint_bytes(config, checkpoint, args)
     if note:
         notes.append(note)
@@ -810,6 +851,8 @@ def _weights(config, args, tp: int, pp: int, dp: int, ep: bool, checkpoint, note
         quantization=args.get("quantization"),
         dtype=args.get("dtype"),
         total_size=total_size,
+        gpu=where[0],
+        version=where[1],
     )
     offload = args.get("cpu_offload_gb")
     if isinstance(offload, int | float) and not isinstance(offload, bool) and offload > 0:
@@ -844,10 +887,12 @@ def _overheads(
     sampler = terms["sampler"] * min(max_num_seqs, batched) * counts["vocab"]
     activation = int(max(forward, sampler) + terms["act_fixed"])
     non_torch = int(terms["non_torch"] + (terms["non_torch_tp"] if tp * pp * ep_ranks > 1 else 0))
-    eager = bool(args.get("enforce_eager"))
-    cudagraph = (
-        0 if eager else int(terms["graphs_fixed"] + terms["graphs_layer"] * math.ceil(counts["layers"] / pp))
-    )
+    cudagraph = 0
+    if terms["graphs_layer"] > 0:  # the releases that subtract vLLM's CUDA graph estimate (memory_graphs)
+        piecewise, full, largest = graph_counts(args, max_num_seqs, batched)
+        first = terms["graphs_fixed"] + terms["act_token"] * largest * (h + 2 * inter / tp) * 2
+        per_graph = terms["graphs_layer"] * math.ceil(counts["layers"] / pp)
+        cudagraph = cudagraph_estimate(first, per_graph, piecewise, full)
     return activation, non_torch, cudagraph
 
 
@@ -896,7 +941,7 @@ def estimate(
     terms_name, terms = terms_of(version)
     max_model_len, max_num_seqs, batched, util = _limits(config, args, gpu_name, total, terms_name)
     kv_bytes_arg = args.get("kv_cache_memory_bytes") or args.get("kv_cache_memory")
-    weights, basis = _weights(config, args, tp, pp, dp, ep, checkpoint, notes)
+    weights, basis = _weights(config, args, (tp, pp, dp, ep), checkpoint, notes, (gpu_name, version))
     layout = kv_layout(
         config,
         tp=tp,
@@ -908,6 +953,8 @@ def estimate(
     activation, non_torch, cudagraph = _overheads(
         terms, counts, args, (tp, pp, dp, ep), batched, max_num_seqs
     )
+    if terms_name != "v0":  # the v1 profile run holds the dummy encoder outputs (memory_encoder)
+        activation += encoder_cache_bytes(config, args, batched, max_model_len, counts["hidden"])
     requested, available, band = _budget(
         kv_bytes_arg, total, util, weights, activation, non_torch, cudagraph, terms, notes
     )
